@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * `capstan <command>`: the headless face of Capstan. `serve` runs the same host as the
+ * Electron app and serves the console to a browser on loopback.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { startHttpGateway } from './gateway/http';
+import { createHost } from './host';
+import { defaultDataDir } from './paths';
+
+const USAGE = `Usage: capstan <command> [options]
+
+Commands:
+  serve    Run the gateway and serve the console on loopback
+           --port N        port to listen on (default 7077; 0 = any free port)
+           --host H        address to bind (default 127.0.0.1)
+           --token T       API bearer token (default: $CAPSTAN_TOKEN, else random)
+           --data-dir DIR  where the database lives (default: the per-user app-data folder)
+           --log-level L   fatal, error, warn, info, debug or silent (default info; logs go to stderr)
+`;
+
+export class UsageError extends Error {}
+
+export const DEFAULT_PORT = 7077;
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PORT;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      token: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+    },
+    strict: true,
+  });
+  const port = parsePort(values.port);
+  const token = values.token ?? process.env.CAPSTAN_TOKEN ?? randomBytes(24).toString('base64url');
+  const logger = pino({ level: values['log-level'], base: undefined }, pino.destination(2));
+  const host = createHost({ dataDir: values['data-dir'] ?? defaultDataDir(), logger });
+  const gateway = await startHttpGateway({
+    handlers: host.handlers,
+    logger,
+    token,
+    host: values.host,
+    port,
+    rendererDir: fileURLToPath(new URL('./renderer/', import.meta.url)),
+  }).catch((error: unknown) => {
+    host.close();
+    throw error;
+  });
+  process.stdout.write(`Capstan console: ${gateway.consoleUrl}\n`);
+  logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    host.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = { serve };
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  const run = commands[command];
+  if (!run) {
+    process.stderr.write(`capstan: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    await run(rest);
+    return 0;
+  } catch (error) {
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`capstan ${command}: ${(error as Error).message}\n`);
+    return usage ? 2 : 1;
+  }
+}
+
+const exitCode = await main(process.argv.slice(2));
+if (exitCode !== 0) process.exit(exitCode);

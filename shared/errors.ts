@@ -1,0 +1,46 @@
+/**
+ * Every error code a Capstan client can see, with its HTTP status and meaning.
+ * One table for the gateway, the IPC handlers, the console and the README.
+ */
+export const errorCodes = {
+  BAD_REQUEST: { status: 400, meaning: 'Malformed JSON or a body that does not match the operation.' },
+  UNAUTHORIZED: { status: 401, meaning: 'Missing or wrong `Authorization: Bearer <token>`.' },
+  FORBIDDEN_ORIGIN: {
+    status: 403,
+    meaning: 'The `Host` is not the bound loopback address or the `Origin` is foreign (DNS-rebinding defence).',
+  },
+  NOT_FOUND: { status: 404, meaning: 'No such route.' },
+  TOOL_NOT_FOUND: { status: 404, meaning: 'No tool is registered under exactly this name (no fuzzy matching).' },
+  ARGUMENT_MISSING: { status: 400, meaning: 'A required argument is absent; the message is `ARGUMENT_MISSING: <field>`.' },
+  ARGUMENT_INVALID: { status: 400, meaning: 'An argument does not match the input schema; the message names the field.' },
+  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is over 1 MiB.' },
+  CONFIRMATION_REQUIRED: {
+    status: 428,
+    meaning:
+      'The tool needs confirmation and none (or an expired, used or mismatched one) was given; the body carries a new challenge.',
+  },
+  TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
+  INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && Object.hasOwn(errorCodes, value);
+
+/** An error that crosses a boundary with a code, a message and optional details. */
+export class CapstanError extends Error {
+  override readonly name = 'CapstanError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+
+  get status(): number {
+    return errorCodes[this.code].status;
+  }
+}
