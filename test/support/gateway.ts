@@ -1,0 +1,60 @@
+/** Starts a real gateway on an ephemeral loopback port over a fresh data dir, capturing its logs. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startHttpGateway, type HttpGateway } from '../../electron/gateway/http';
+import { createHost, type Host } from '../../electron/host';
+
+export interface TestGateway {
+  host: Host;
+  gateway: HttpGateway;
+  url: string;
+  token: string;
+  dataDir: string;
+  /** Every log line written so far, parsed. */
+  logs: Record<string, unknown>[];
+  /** fetch against the gateway with the bearer token and JSON body handling. */
+  request(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  call(body: unknown): Promise<{ status: number; body: Record<string, unknown> & { error?: Record<string, unknown> }; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestGateway(options: { dataDir?: string } = {}): Promise<TestGateway> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-it-'));
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const host = createHost({ dataDir, logger });
+  const token = `test-${Math.random().toString(36).slice(2)}`;
+  const gateway = await startHttpGateway({ handlers: host.handlers, logger, token, host: '127.0.0.1', port: 0 });
+
+  const request: TestGateway['request'] = (path, init = {}) =>
+    fetch(`${gateway.url}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      body: init.body === undefined ? null : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    });
+
+  return {
+    host,
+    gateway,
+    url: gateway.url,
+    token,
+    dataDir,
+    logs,
+    request,
+    call: async (body) => {
+      const response = await request('/tools/call', { method: 'POST', body });
+      return { status: response.status, body: (await response.json()) as never, headers: response.headers };
+    },
+    stop: async () => {
+      await gateway.close();
+      host.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

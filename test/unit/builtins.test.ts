@@ -1,0 +1,212 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Catalog } from '../../electron/catalog/catalog';
+import { ToolArgumentError } from '../../electron/catalog/tool';
+import { BUILTIN_PROVIDER, builtinTools } from '../../electron/providers/builtin';
+import { ftsQuery } from '../../electron/providers/builtin/notes';
+import { timeNow } from '../../electron/providers/builtin/timeNow';
+import { openDatabase, type Database } from '../../electron/store/database';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+
+let dataDir: string;
+let db: Database;
+let catalog: Catalog;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'capstan-builtins-'));
+  db = openDatabase(dataDir);
+  catalog = new Catalog();
+  catalog.register(BUILTIN_PROVIDER, builtinTools({ db, dataDir }));
+});
+afterAll(() => {
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs a builtin the way the gateway does: schema check first, then the tool. */
+async function run(name: string, args: Record<string, unknown> = {}, signal = new AbortController().signal) {
+  const contract = catalog.find(name);
+  if (!contract) throw new Error(`no builtin ${name}`);
+  if (!contract.validateArguments(args)) throw new Error(JSON.stringify(contract.validateArguments.errors));
+  return (await contract.definition.run(args, { signal, requestId: 'unit' })) as Record<string, unknown>;
+}
+
+describe('the builtin catalog', () => {
+  it('is the seed catalog: 8 tools, 7 low risk without confirmation, http_check medium with confirmation', () => {
+    const tools = catalog.list();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'time_now',
+      'local_status',
+      'device_inspect',
+      'note_add',
+      'note_search',
+      'todo_add',
+      'todo_list',
+      'http_check',
+    ]);
+    expect(tools.filter((tool) => !tool.needConfirm && tool.riskLevel === 'low')).toHaveLength(7);
+    expect(tools.find((tool) => tool.needConfirm)).toMatchObject({ name: 'http_check', riskLevel: 'medium' });
+  });
+
+  it('describes every tool fully, with closed schemas and tags', () => {
+    for (const tool of catalog.list()) {
+      expect(tool.description.length, tool.name).toBeGreaterThan(20);
+      expect(tool.tags.length, tool.name).toBeGreaterThan(0);
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      expect(tool.provider).toBe('builtin');
+    }
+    expect(catalog.list().filter((tool) => tool.mutating).map((tool) => tool.name)).toEqual(['note_add', 'todo_add']);
+  });
+
+  it('gives return examples shaped like real results', async () => {
+    const samples: Record<string, Record<string, unknown>> = {
+      time_now: {},
+      local_status: {},
+      device_inspect: {},
+      note_add: { body: 'example shape' },
+      note_search: { query: 'example' },
+      todo_add: { title: 'example shape' },
+      todo_list: {},
+    };
+    for (const [name, args] of Object.entries(samples)) {
+      const result = await run(name, args);
+      const example = catalog.find(name)?.descriptor.returnExample as Record<string, unknown>;
+      expect(Object.keys(result).sort(), name).toEqual(Object.keys(example).sort());
+    }
+  });
+});
+
+describe('time_now', () => {
+  it('reports the time in a named zone with its UTC offset', () => {
+    const at = new Date('2026-07-01T12:00:00Z');
+    expect(timeNow('Asia/Kolkata', at)).toEqual({
+      iso: '2026-07-01T12:00:00.000Z',
+      epochMs: at.getTime(),
+      timezone: 'Asia/Kolkata',
+      utcOffset: '+05:30',
+      local: '2026-07-01 17:30:00',
+    });
+    expect(timeNow('Europe/Paris', at).utcOffset).toBe('+02:00');
+    expect(timeNow('UTC', at).utcOffset).toBe('+00:00');
+  });
+
+  it('defaults to the host zone and refuses an unknown zone naming the field', async () => {
+    expect((await run('time_now')).timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(() => timeNow('Mars/Olympus_Mons')).toThrow(ToolArgumentError);
+  });
+});
+
+describe('local_status and device_inspect', () => {
+  it('reports the host, memory, disk of the data volume and runtime versions', async () => {
+    const status = await run('local_status');
+    expect(status).toMatchObject({ arch: process.arch, runtime: { node: process.versions.node, electron: null } });
+    const disk = status.disk as { path: string; totalBytes: number; usedPercent: number };
+    expect(disk.path).toBe(dataDir);
+    expect(disk.totalBytes).toBeGreaterThan(0);
+    expect(disk.usedPercent).toBeGreaterThanOrEqual(0);
+    expect(disk.usedPercent).toBeLessThanOrEqual(100);
+    expect(Date.parse(status.checkedAt as string)).not.toBeNaN();
+  });
+
+  it('lists network interfaces including loopback, CPUs and memory', async () => {
+    const device = await run('device_inspect');
+    const interfaces = device.interfaces as { name: string; address: string; internal: boolean }[];
+    expect(interfaces.some((nic) => nic.internal && nic.address === '127.0.0.1')).toBe(true);
+    expect((device.cpus as { count: number }).count).toBeGreaterThan(0);
+    expect((device.memory as { totalBytes: number }).totalBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('notes', () => {
+  it('finds saved notes by words in the title, body or tags, with a snippet', async () => {
+    const saved = await run('note_add', { title: 'Printer on floor 3', body: 'Toner is low again.\nCall facilities.', tags: ['hardware'] });
+    await run('note_add', { body: 'Badge reader in the lobby rejects new cards' });
+    expect(saved).toMatchObject({ title: 'Printer on floor 3', tags: ['hardware'] });
+
+    const byBody = await run('note_search', { query: 'toner' });
+    expect(byBody.total).toBe(1);
+    expect(byBody.notes).toMatchObject([{ id: saved.id, title: 'Printer on floor 3', snippet: expect.stringContaining('[Toner]') }]);
+    expect((await run('note_search', { query: 'HARDWARE' })).total).toBe(1);
+    expect((await run('note_search', { query: 'badge lobby' })).notes).toMatchObject([{ title: 'Badge reader in the lobby rejects new cards' }]);
+    expect((await run('note_search', { query: 'print' })).total).toBe(1);
+    expect((await run('note_search', { query: 'nothing-like-this' })).total).toBe(0);
+  });
+
+  it('treats FTS syntax in a query as plain words, never as an error', async () => {
+    for (const query of ['"unbalanced', 'AND OR NOT', 'a* NEAR(b)', '(((', '--', '🙂']) {
+      await expect(run('note_search', { query })).resolves.toMatchObject({ query });
+    }
+    expect(ftsQuery('Toner "low" -floor')).toBe('"Toner"* "low"* "floor"*');
+  });
+});
+
+describe('to-dos', () => {
+  it('adds to-dos and lists open ones soonest first with counts', async () => {
+    db.exec('DELETE FROM todos');
+    const later = await run('todo_add', { title: 'Renew certificate', due: '2027-01-15' });
+    const sooner = await run('todo_add', { title: 'Replace toner', due: '2026-12-02' });
+    const undated = await run('todo_add', { title: 'Tidy cables' });
+    expect(later).toMatchObject({ done: false, due: '2027-01-15' });
+    db.prepare('UPDATE todos SET done = 1 WHERE id = ?').run(undated.id as number);
+
+    const open = await run('todo_list');
+    expect((open.todos as { id: number }[]).map((todo) => todo.id)).toEqual([sooner.id, later.id]);
+    expect(open.counts).toEqual({ open: 2, done: 1 });
+    expect((await run('todo_list', { status: 'done' })).todos).toMatchObject([{ id: undated.id, done: true }]);
+    expect((await run('todo_list', { status: 'all', limit: 1 })).todos).toHaveLength(1);
+  });
+});
+
+describe('http_check', () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopbackServer((req, res) => {
+      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000);
+      res.writeHead(req.url === '/moved' ? 301 : 200, { 'content-type': 'text/html', server: 'loopback-test', location: '/new', 'x-secret': 'no' });
+      res.end('<html></html>');
+    });
+  });
+  afterAll(() => server.close());
+  afterEach(() => void server.hits.splice(0));
+
+  it('reports status, latency and selected headers with HEAD by default', async () => {
+    const result = await run('http_check', { url: `${server.url}/health` });
+    expect(result).toMatchObject({ reachable: true, status: 200, method: 'HEAD', headers: { 'content-type': 'text/html', server: 'loopback-test' } });
+    expect(result.headers).not.toHaveProperty('x-secret');
+    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(server.hits).toEqual([{ method: 'HEAD', url: '/health' }]);
+  });
+
+  it('does not follow redirects and can use GET', async () => {
+    const result = await run('http_check', { url: `${server.url}/moved`, method: 'GET' });
+    expect(result).toMatchObject({ status: 301, headers: { location: '/new' } });
+    expect(server.hits).toEqual([{ method: 'GET', url: '/moved' }]);
+  });
+
+  it('reports an unreachable address or a timeout as a check result', async () => {
+    const closed = await startLoopbackServer();
+    await closed.close();
+    expect(await run('http_check', { url: closed.url })).toMatchObject({ reachable: false, error: { code: 'ECONNREFUSED' } });
+    expect(await run('http_check', { url: `${server.url}/slow`, timeoutMs: 150 })).toMatchObject({
+      reachable: false,
+      error: { code: 'TimeoutError', message: 'no answer within 150 ms' },
+    });
+  });
+
+  it('stops when its caller aborts', async () => {
+    const controller = new AbortController();
+    const pending = run('http_check', { url: `${server.url}/slow` }, controller.signal);
+    setTimeout(() => controller.abort(new Error('cancelled by operator')), 50);
+    await expect(pending).rejects.toThrow('cancelled by operator');
+  });
+
+  it('accepts only http and https addresses', () => {
+    const contract = catalog.find('http_check');
+    for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'example.com']) {
+      expect(contract?.validateArguments({ url }), url).toBe(false);
+    }
+    expect(contract?.validateArguments({ url: 'HTTPS://example.com/a?b=c' })).toBe(true);
+  });
+});
