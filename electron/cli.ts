@@ -46,7 +46,7 @@ async function serve(args: string[]): Promise<void> {
     strict: true,
   });
   const port = parsePort(values.port);
-  const token = values.token ?? process.env.CAPSTAN_TOKEN ?? randomBytes(24).toString('base64url');
+  const token = values.token || process.env.CAPSTAN_TOKEN || randomBytes(24).toString('base64url');
   const logger = pino({ level: values['log-level'], base: undefined }, pino.destination(2));
   const host = createHost({ dataDir: values['data-dir'] ?? defaultDataDir(), logger });
   const gateway = await startHttpGateway({

@@ -1,0 +1,283 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineTool } from '../../electron/catalog/tool';
+import { BODY_LIMIT_BYTES } from '../../electron/gateway/http';
+import { errorCodes } from '../../shared/errors';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+import { rawRequest } from '../support/rawHttp';
+
+let gw: TestGateway;
+let target: LoopbackServer;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  target = await startLoopbackServer();
+  // Tools that misbehave, to show a failing tool never takes the gateway down.
+  gw.host.catalog.register('test', [
+    defineTool({
+      name: 'always_throws',
+      title: 'Always throws',
+      description: 'Throws on every call',
+      riskLevel: 'low',
+      needConfirm: false,
+      mutating: false,
+      tags: ['test'],
+      inputSchema: { type: 'object', additionalProperties: false },
+      returnExample: null,
+      run: () => {
+        throw new Error('disk on fire');
+      },
+    }),
+    defineTool({
+      name: 'never_returns',
+      title: 'Never returns',
+      description: 'Ignores its abort signal and never settles',
+      riskLevel: 'low',
+      needConfirm: false,
+      mutating: false,
+      tags: ['test'],
+      inputSchema: { type: 'object', additionalProperties: false },
+      returnExample: null,
+      timeoutMs: 100,
+      run: () => new Promise(() => {}),
+    }),
+  ]);
+});
+afterAll(async () => {
+  await gw.stop();
+  await target.close();
+});
+
+const bearer = () => ({ authorization: `Bearer ${gw.token}` });
+const hostHeader = () => new URL(gw.url).host;
+
+describe('GET /tools', () => {
+  it('lists every tool with its contract, risk and return example', async () => {
+    const response = await gw.request('/tools');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { generation: number; tools: Record<string, unknown>[] };
+    expect(body.generation).toBeGreaterThan(0);
+    const builtins = body.tools.filter((tool) => tool.provider === 'builtin');
+    expect(builtins).toHaveLength(8);
+    expect(builtins.filter((tool) => !tool.needConfirm)).toHaveLength(7);
+    for (const tool of builtins) {
+      expect(Object.keys(tool).sort()).toEqual(
+        ['description', 'inputSchema', 'mutating', 'name', 'needConfirm', 'provider', 'returnExample', 'riskLevel', 'tags', 'title'].sort(),
+      );
+    }
+    expect(builtins.find((tool) => tool.name === 'http_check')).toMatchObject({
+      riskLevel: 'medium',
+      needConfirm: true,
+      inputSchema: { required: ['url'] },
+    });
+  });
+});
+
+describe('POST /tools/call', () => {
+  it('runs a tool and echoes the client requestId in the body and the x-request-id header', async () => {
+    const { status, body, headers } = await gw.call({ tool: 'time_now', arguments: {}, requestId: 'tool-registry-abc.1:2' });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ requestId: 'tool-registry-abc.1:2', ok: true, result: { timezone: expect.any(String) } });
+    expect(body.durationMs).toBeGreaterThanOrEqual(0);
+    expect(headers.get('x-request-id')).toBe('tool-registry-abc.1:2');
+  });
+
+  it('generates a requestId when none is sent or the one sent is malformed', async () => {
+    for (const requestId of [undefined, '', 'has space', 'x'.repeat(129), 'semi;colon']) {
+      const { body, headers } = await gw.call({ tool: 'time_now', ...(requestId === undefined ? {} : { requestId }) });
+      expect(body.requestId).toMatch(/^req-[0-9a-f-]{36}$/);
+      expect(headers.get('x-request-id')).toBe(body.requestId);
+    }
+    const longest = 'a'.repeat(128);
+    expect((await gw.call({ tool: 'time_now', requestId: longest })).body.requestId).toBe(longest);
+  });
+
+  it('puts the requestId on every log line of the call and never logs the arguments', async () => {
+    const requestId = 'trace-me-42';
+    await gw.call({ tool: 'note_add', arguments: { body: 'secret printer password hunter2' }, requestId });
+    const lines = gw.logs.filter((line) => JSON.stringify(line).includes('note_add') || line.requestId === requestId);
+    expect(lines.map((line) => line.msg)).toEqual(['tool call started', 'tool call finished', 'request completed']);
+    expect(lines.every((line) => line.requestId === requestId)).toBe(true);
+    expect(JSON.stringify(gw.logs)).not.toContain('hunter2');
+  });
+
+  it('answers TOOL_NOT_FOUND for an unregistered tool, with no fuzzy matching', async () => {
+    for (const tool of ['delete_everything', 'time_nwo', 'TIME_NOW', 'time_now ', 'time']) {
+      const { status, body } = await gw.call({ tool, arguments: {} });
+      expect(status).toBe(404);
+      expect(body.error).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    }
+  });
+
+  it('answers ARGUMENT_MISSING: <field> for a missing required argument', async () => {
+    const { status, body } = await gw.call({ tool: 'note_search', arguments: {} });
+    expect(status).toBe(400);
+    expect(body.error).toEqual({ code: 'ARGUMENT_MISSING', message: 'ARGUMENT_MISSING: query', field: 'query' });
+  });
+
+  it('answers ARGUMENT_INVALID naming the field for a wrong type, an unknown argument or an unusable value', async () => {
+    const wrongType = await gw.call({ tool: 'note_search', arguments: { query: 5 } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.error).toMatchObject({ code: 'ARGUMENT_INVALID', field: 'query' });
+    const unknown = await gw.call({ tool: 'time_now', arguments: { zone: 'UTC' } });
+    expect(unknown.body.error).toMatchObject({ code: 'ARGUMENT_INVALID', field: 'zone' });
+    const badZone = await gw.call({ tool: 'time_now', arguments: { timezone: 'Mars/Base' } });
+    expect(badZone.status).toBe(400);
+    expect(badZone.body.error).toMatchObject({ code: 'ARGUMENT_INVALID', field: 'timezone' });
+    const badUrl = await gw.call({ tool: 'http_check', arguments: { url: 'file:///etc/passwd' } });
+    expect(badUrl.body.error).toMatchObject({ code: 'ARGUMENT_INVALID', field: 'url' });
+  });
+
+  it('answers TOOL_FAILED when a tool throws or times out, and keeps serving', async () => {
+    const thrown = await gw.call({ tool: 'always_throws' });
+    expect(thrown.status).toBe(500);
+    expect(thrown.body.error).toEqual({ code: 'TOOL_FAILED', message: 'TOOL_FAILED: always_throws: disk on fire' });
+    const started = Date.now();
+    const stuck = await gw.call({ tool: 'never_returns' });
+    expect(stuck.body.error).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining('did not finish within 100 ms') });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect((await gw.call({ tool: 'time_now' })).status).toBe(200);
+  });
+});
+
+describe('confirmation', () => {
+  const args = () => ({ url: `${target.url}/release-check`, method: 'GET' });
+
+  it('answers 428 with a challenge bound to the tool and arguments, and runs nothing', async () => {
+    const { status, body } = await gw.call({ tool: 'http_check', arguments: args() });
+    expect(status).toBe(428);
+    expect(body.error).toMatchObject({
+      code: 'CONFIRMATION_REQUIRED',
+      challenge: { id: expect.any(String), tool: 'http_check', argumentsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+    const expiresIn = Date.parse((body.error?.challenge as { expiresAt: string }).expiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(55_000);
+    expect(expiresIn).toBeLessThanOrEqual(60_000);
+    expect(target.hits).toEqual([]);
+  });
+
+  it('runs the same call re-sent with the challenge id, once', async () => {
+    const first = await gw.call({ tool: 'http_check', arguments: args(), requestId: 'confirm-1' });
+    const { id } = first.body.error?.challenge as { id: string };
+    const confirmed = await gw.call({ tool: 'http_check', arguments: args(), requestId: 'confirm-1', confirmation: id });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ ok: true, requestId: 'confirm-1', result: { reachable: true, status: 200 } });
+    expect(target.hits).toEqual([{ method: 'GET', url: '/release-check' }]);
+
+    const replay = await gw.call({ tool: 'http_check', arguments: args(), confirmation: id });
+    expect(replay.status).toBe(428);
+    expect(replay.body.error?.message).toContain('already used');
+    expect(target.hits).toHaveLength(1);
+  });
+
+  it('refuses a challenge presented with other arguments or an unknown id', async () => {
+    const first = await gw.call({ tool: 'http_check', arguments: args() });
+    const { id } = first.body.error?.challenge as { id: string };
+    const changed = await gw.call({ tool: 'http_check', arguments: { url: `${target.url}/elsewhere` }, confirmation: id });
+    expect(changed.status).toBe(428);
+    expect(changed.body.error?.message).toContain('arguments changed');
+    const forged = await gw.call({ tool: 'http_check', arguments: args(), confirmation: 'made-up' });
+    expect(forged.status).toBe(428);
+    expect(target.hits.filter((hit) => hit.url === '/elsewhere')).toEqual([]);
+  });
+});
+
+describe('request hygiene', () => {
+  it('requires the bearer token on every API route', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: gw.token }, { authorization: `Basic ${gw.token}` }]) {
+      const response = await fetch(`${gw.url}/tools`, { headers });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
+    }
+    const settings = await fetch(`${gw.url}/settings`, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(settings.status).toBe(401);
+  });
+
+  it('refuses a foreign Host (DNS rebinding) and a foreign Origin with FORBIDDEN_ORIGIN', async () => {
+    const port = new URL(gw.url).port;
+    for (const host of ['evil.example:' + port, `127.0.0.1:${Number(port) + 1}`, 'localhost.evil.example:' + port]) {
+      const response = await rawRequest(`${gw.url}/tools`, { headers: { ...bearer(), host } });
+      expect(response.status, host).toBe(403);
+      expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN' } });
+    }
+    for (const origin of ['http://evil.example', 'null', `https://${hostHeader()}`]) {
+      const response = await rawRequest(`${gw.url}/tools`, { headers: { ...bearer(), origin } });
+      expect(response.status, origin).toBe(403);
+    }
+    for (const host of [hostHeader(), `localhost:${port}`]) {
+      const response = await rawRequest(`${gw.url}/tools`, { headers: { ...bearer(), host, origin: `http://${host}` } });
+      expect(response.status, host).toBe(200);
+    }
+  });
+
+  it('refuses a body over 1 MiB with PAYLOAD_TOO_LARGE and keeps serving', async () => {
+    const big = JSON.stringify({ tool: 'note_add', arguments: { body: 'x'.repeat(BODY_LIMIT_BYTES) } });
+    const response = await gw.request('/tools/call', { method: 'POST', body: big });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect((await gw.call({ tool: 'time_now' })).status).toBe(200);
+  });
+
+  it('refuses malformed JSON and wrong body shapes with BAD_REQUEST', async () => {
+    const bodies = [
+      '{"tool":',
+      '[]',
+      '"time_now"',
+      JSON.stringify({ arguments: {} }),
+      JSON.stringify({ tool: 'time_now', arguments: [] }),
+      JSON.stringify({ tool: 'time_now', arguments: 'x' }),
+      JSON.stringify({ tool: 'time_now', extra: true }),
+      JSON.stringify({ tool: 7 }),
+    ];
+    for (const body of bodies) {
+      const response = await gw.request('/tools/call', { method: 'POST', body });
+      expect(response.status, body).toBe(400);
+      const parsed = (await response.json()) as { requestId: string; error: { code: string } };
+      expect(parsed.error.code, body).toBe('BAD_REQUEST');
+      expect(parsed.requestId).toBeTruthy();
+    }
+    const text = await gw.request('/tools/call', { method: 'POST', body: 'tool=time_now', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(400);
+  });
+
+  it('answers NOT_FOUND for unknown routes', async () => {
+    const response = await gw.request('/nope');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+
+  it('survives a burst of concurrent mixed requests', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        i % 3 === 0 ? gw.call({ tool: 'note_add', arguments: { body: `burst ${i}` } }) : gw.call({ tool: i % 3 === 1 ? 'todo_list' : 'nope' }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([...Array(20).fill(200), ...Array(20).fill(200), ...Array(20).fill(404)].sort());
+  });
+});
+
+describe('settings', () => {
+  it('keeps the console whitelist across a restart on the same data dir', async () => {
+    const own = await startTestGateway();
+    expect(await (await own.request('/settings')).json()).toEqual({ whitelist: ['time_now', 'local_status'] });
+    const saved = await own.request('/settings', { method: 'PUT', body: { whitelist: ['time_now', 'todo_list'] } });
+    expect(await saved.json()).toEqual({ whitelist: ['time_now', 'todo_list'] });
+    const bad = await own.request('/settings', { method: 'PUT', body: { whitelist: 'time_now' } });
+    expect(bad.status).toBe(400);
+    const { dataDir } = own;
+    await own.gateway.close();
+    own.host.close();
+
+    const again = await startTestGateway({ dataDir });
+    expect(await (await again.request('/settings')).json()).toEqual({ whitelist: ['time_now', 'todo_list'] });
+    await again.stop();
+  });
+});
+
+describe('error codes', () => {
+  it('are one documented table with a status each', () => {
+    expect(Object.keys(errorCodes)).toEqual(
+      expect.arrayContaining(['TOOL_NOT_FOUND', 'ARGUMENT_MISSING', 'ARGUMENT_INVALID', 'CONFIRMATION_REQUIRED', 'TOOL_FAILED', 'UNAUTHORIZED', 'FORBIDDEN_ORIGIN', 'PAYLOAD_TOO_LARGE', 'BAD_REQUEST']),
+    );
+  });
+});

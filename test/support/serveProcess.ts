@@ -1,0 +1,39 @@
+/** Runs the built `capstan serve` as an operator would and waits for its console line. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  consoleUrl: string;
+  url: string;
+  token: string;
+  stderr: () => string;
+  /** Resolves with the exit code (or signal) when the process ends. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /Capstan console: (http:\/\/\S+)\n/.exec(stdout);
+      if (!match?.[1]) return;
+      const consoleUrl = match[1];
+      const url = new URL(consoleUrl);
+      const token = decodeURIComponent(url.hash.replace('#token=', ''));
+      resolve({ child, consoleUrl, url: url.origin, token, stderr: () => stderr, exited });
+    });
+    void exited.then(({ code }) => reject(new Error(`capstan serve exited with ${code} before listening:\n${stderr}`)));
+  });
+}
