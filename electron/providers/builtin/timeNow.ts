@@ -8,25 +8,46 @@ export interface TimeNowResult {
   local: string;
 }
 
-/** `GMT+05:30` → `+05:30`; `GMT` → `+00:00`. */
-function utcOffset(date: Date, timeZone: string): string {
-  const part = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
-    .formatToParts(date)
-    .find((p) => p.type === 'timeZoneName')?.value;
-  const offset = part?.replace('GMT', '') ?? '';
-  return offset === '' ? '+00:00' : offset;
+interface ZoneFormatters {
+  /** sv-SE formats as `YYYY-MM-DD HH:mm:ss`, which reads the same everywhere. */
+  local: Intl.DateTimeFormat;
+  offset: Intl.DateTimeFormat;
+}
+
+// Building an Intl formatter costs far more than formatting with one, so keep one pair per zone
+// as asked (undefined: the host's zone). Bounded, since case variants of a name are all valid.
+const formatters = new Map<string | undefined, ZoneFormatters>();
+const MAX_CACHED_ZONES = 1000;
+
+function zoneFormatters(timeZone: string | undefined): ZoneFormatters {
+  let pair = formatters.get(timeZone);
+  if (!pair) {
+    if (formatters.size >= MAX_CACHED_ZONES) formatters.clear();
+    pair = {
+      local: new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }),
+      offset: new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }),
+    };
+    formatters.set(timeZone, pair);
+  }
+  return pair;
 }
 
 export function timeNow(timezone: string | undefined, now = new Date()): TimeNowResult {
-  const timeZone = timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  let local: string;
+  let zone: ZoneFormatters;
   try {
-    // sv-SE formats as `YYYY-MM-DD HH:mm:ss`, which reads the same everywhere.
-    local = new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }).format(now);
+    zone = zoneFormatters(timezone);
   } catch {
     throw new ToolArgumentError('timezone', `unknown IANA time zone "${timezone}"`);
   }
-  return { iso: now.toISOString(), epochMs: now.getTime(), timezone: timeZone, utcOffset: utcOffset(now, timeZone), local };
+  // `GMT+05:30` → `+05:30`; plain `GMT` → `+00:00`.
+  const offset = zone.offset.formatToParts(now).find((part) => part.type === 'timeZoneName')?.value.replace('GMT', '');
+  return {
+    iso: now.toISOString(),
+    epochMs: now.getTime(),
+    timezone: timezone ?? zone.local.resolvedOptions().timeZone,
+    utcOffset: offset || '+00:00',
+    local: zone.local.format(now),
+  };
 }
 
 export const timeNowTool = defineTool<{ timezone?: string }>({
