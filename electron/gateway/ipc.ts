@@ -1,0 +1,164 @@
+/**
+ * The gateway's IPC entry, free of Electron so it runs and is tested under plain Node: which
+ * frames may call, and how a channel's raw payload becomes one reply envelope. A tool that needs
+ * confirmation is confirmed by the operator through `confirm` (in Electron a native dialog owned
+ * by the main process), never by the page.
+ */
+import {
+  operations,
+  type ConfirmationChallenge,
+  type ErrorBody,
+  type OperationName,
+  type ToolCallResponse,
+  type ToolDescriptor,
+} from '../../shared/api';
+import { CapstanError } from '../../shared/errors';
+import type { IpcReply } from '../../shared/ipc';
+import type { Logger } from '../logger';
+import { dispatch, resolveRequestId, type ApiHandlers, type CallContext } from './api';
+
+/**
+ * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
+ * decoded because Electron's loadFile and Node's pathToFileURL percent-encode differently.
+ */
+export function isTrustedSender(frameUrl: string, appUrl: string): boolean {
+  const frame = fileLocation(frameUrl);
+  return frame !== undefined && frame === fileLocation(appUrl);
+}
+
+function fileLocation(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'file:' ? `//${parsed.host}${decodeURIComponent(parsed.pathname)}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ConfirmationRequest {
+  tool: ToolDescriptor;
+  /** Exactly the arguments the confirmed call will run with. */
+  arguments: Record<string, unknown>;
+  challenge: ConfirmationChallenge;
+  requestId: string;
+}
+
+/** Asks the operator; resolves true only on an explicit approval. */
+export type Confirm = (request: ConfirmationRequest) => Promise<boolean>;
+
+export type IpcDispatcher = (operation: string, rawPayload: unknown) => Promise<IpcReply<OperationName>>;
+
+export function createIpcDispatcher({ handlers, logger, confirm }: { handlers: ApiHandlers; logger: Logger; confirm: Confirm }): IpcDispatcher {
+  // One question at a time: concurrent calls queue behind the dialog on screen.
+  let pendingConfirmation: Promise<unknown> = Promise.resolve();
+  const confirmInTurn: Confirm = (request) => {
+    const answer = pendingConfirmation.then(() => confirm(request));
+    pendingConfirmation = answer.catch(() => undefined);
+    return answer;
+  };
+
+  async function callTool(rawPayload: unknown, context: CallContext): Promise<ToolCallResponse> {
+    const request = withoutConfirmation(rawPayload, context.log);
+    const first = await dispatch(handlers, 'callTool', request, context);
+    const challenge = !first.ok && first.error.code === 'CONFIRMATION_REQUIRED' ? first.error.challenge : undefined;
+    if (!challenge) return first;
+
+    // The gateway accepted this payload up to the confirmation, so it parses.
+    const call = operations.callTool.input.parse(request);
+    const { tools } = await handlers.listTools(undefined, context);
+    const tool = tools.find((candidate) => candidate.name === call.tool);
+    if (!tool) return first;
+    const approved = await confirmInTurn({ tool, arguments: call.arguments, challenge, requestId: context.requestId });
+    if (!approved) {
+      context.log.info({ tool: call.tool }, 'the operator declined the confirmation');
+      return {
+        requestId: context.requestId,
+        ok: false,
+        error: { code: 'CONFIRMATION_REQUIRED', message: `CONFIRMATION_REQUIRED: the operator declined to run ${call.tool}` },
+      };
+    }
+    context.log.info({ tool: call.tool }, 'the operator confirmed the call');
+    return dispatch(handlers, 'callTool', { ...(request as object), confirmation: challenge.id }, context);
+  }
+
+  return async (operation, rawPayload) => {
+    if (!isOperationName(operation)) {
+      return { ok: false, error: { code: 'BAD_REQUEST', message: `BAD_REQUEST: unknown operation "${operation}"` } };
+    }
+    const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
+    const context: CallContext = { requestId, log: logger.child({ requestId, transport: 'ipc', operation }) };
+    try {
+      const value = operation === 'callTool' ? await callTool(rawPayload, context) : await dispatch(handlers, operation, rawPayload, context);
+      return { ok: true, value };
+    } catch (error) {
+      return { ok: false, error: errorBody(error, context.log) };
+    }
+  };
+}
+
+const isOperationName = (value: string): value is OperationName => Object.hasOwn(operations, value);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const fieldOf = (payload: unknown, field: string): unknown => (isRecord(payload) ? payload[field] : undefined);
+
+/** The page cannot confirm its own calls, so a `confirmation` it sends is dropped, not trusted. */
+function withoutConfirmation(payload: unknown, log: Logger): unknown {
+  if (!isRecord(payload) || !Object.hasOwn(payload, 'confirmation')) return payload;
+  log.warn('ignored a confirmation sent by the page; only the operator confirms over IPC');
+  const { confirmation: _ignored, ...rest } = payload;
+  return rest;
+}
+
+function errorBody(error: unknown, log: Logger): ErrorBody {
+  if (error instanceof CapstanError) {
+    log.info({ code: error.code }, error.message);
+    return { code: error.code, message: error.message, ...error.details };
+  }
+  // The page sees a code, never a stack; the log line carries the details and the requestId.
+  log.error({ err: error }, 'IPC operation failed');
+  return { code: 'INTERNAL_ERROR', message: 'INTERNAL_ERROR: the gateway could not complete this request' };
+}
+
+/** The longest arguments JSON a dialog shows; longer ones cannot be reviewed, so cannot be approved. */
+export const MAX_REVIEWABLE_ARGUMENTS = 4000;
+
+export interface ConfirmationPrompt {
+  options: {
+    type: 'warning';
+    title: string;
+    message: string;
+    detail: string;
+    buttons: string[];
+    defaultId: number;
+    cancelId: number;
+    noLink: boolean;
+  };
+  /** The button index that approves the call, absent when the call cannot be approved here. */
+  approveId: number | undefined;
+}
+
+/** What the native confirmation dialog says: the tool, its risk and the exact arguments. */
+export function confirmationPrompt({ tool, arguments: args, requestId }: ConfirmationRequest): ConfirmationPrompt {
+  const json = JSON.stringify(args, null, 2);
+  const reviewable = json.length <= MAX_REVIEWABLE_ARGUMENTS;
+  const effect = tool.mutating ? 'changes state' : 'does not change state';
+  const shown = reviewable
+    ? `Arguments, exactly as they will be sent:\n${json}`
+    : `The arguments are ${json.length} characters long, too long to review here; send this call over the HTTP API instead.`;
+  return {
+    options: {
+      type: 'warning',
+      title: 'Confirm tool call',
+      message: `Run ${tool.title} (${tool.name})?`,
+      detail: `Risk: ${tool.riskLevel} · ${effect}\n${tool.description}\n\n${shown}\n\nRequest ${requestId}`,
+      // Cancel comes first and is the default, so Enter or Escape never runs the call.
+      buttons: reviewable ? ['Cancel', `Run ${tool.name}`] : ['Cancel'],
+      defaultId: 0,
+      cancelId: 0,
+      noLink: true,
+    },
+    approveId: reviewable ? 1 : undefined,
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * The preload: the page's only way out of its sandbox. It exposes one typed function,
+ * `window.capstan.invoke`, over the channels declared in shared/ipc.ts, and nothing else:
+ * no ipcRenderer, no generic send. Main checks the sender and the payload again.
+ */
+import { contextBridge, ipcRenderer } from 'electron';
+import { operations, type OperationName } from '../shared/api';
+import { ipcChannel, type CapstanBridge, type IpcReply } from '../shared/ipc';
+
+const isOperationName = (value: unknown): value is OperationName => typeof value === 'string' && Object.hasOwn(operations, value);
+
+const bridge: CapstanBridge = {
+  invoke: (operation, input) => {
+    if (!isOperationName(operation)) {
+      // An envelope, like every reply, so the console reports it as it reports any refusal.
+      const refused: IpcReply<typeof operation> = {
+        ok: false,
+        error: { code: 'BAD_REQUEST', message: `BAD_REQUEST: "${String(operation)}" is not a Capstan operation` },
+      };
+      return Promise.resolve(refused);
+    }
+    return ipcRenderer.invoke(ipcChannel(operation), input);
+  },
+};
+
+contextBridge.exposeInMainWorld('capstan', bridge);
