@@ -90,6 +90,9 @@ describe('time_now', () => {
     });
     expect(timeNow('Europe/Paris', at).utcOffset).toBe('+02:00');
     expect(timeNow('UTC', at).utcOffset).toBe('+00:00');
+    expect(timeNow('America/St_Johns', at).utcOffset).toBe('-02:30');
+    expect(timeNow('Pacific/Chatham', new Date('2026-01-01T00:00:00.999Z')).utcOffset).toBe('+13:45');
+    expect(timeNow('Pacific/Kiritimati', at)).toMatchObject({ utcOffset: '+14:00', local: '2026-07-02 02:00:00' });
   });
 
   it('defaults to the host zone and refuses an unknown zone naming the field', async () => {

@@ -8,45 +8,45 @@ export interface TimeNowResult {
   local: string;
 }
 
-interface ZoneFormatters {
-  /** sv-SE formats as `YYYY-MM-DD HH:mm:ss`, which reads the same everywhere. */
-  local: Intl.DateTimeFormat;
-  offset: Intl.DateTimeFormat;
-}
-
-// Building an Intl formatter costs far more than formatting with one, so keep one pair per zone
-// as asked (undefined: the host's zone). Bounded, since case variants of a name are all valid.
-const formatters = new Map<string | undefined, ZoneFormatters>();
+// Building an Intl formatter costs far more than formatting with one, so keep one per zone as
+// asked (undefined: the host's zone). Bounded, since case variants of a name are all valid.
+const formatters = new Map<string | undefined, Intl.DateTimeFormat>();
 const MAX_CACHED_ZONES = 1000;
 
-function zoneFormatters(timeZone: string | undefined): ZoneFormatters {
-  let pair = formatters.get(timeZone);
-  if (!pair) {
+/** sv-SE formats as `YYYY-MM-DD HH:mm:ss`, which reads the same everywhere. */
+function localFormatter(timeZone: string | undefined): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
     if (formatters.size >= MAX_CACHED_ZONES) formatters.clear();
-    pair = {
-      local: new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }),
-      offset: new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }),
-    };
-    formatters.set(timeZone, pair);
+    formatter = new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' });
+    formatters.set(timeZone, formatter);
   }
-  return pair;
+  return formatter;
+}
+
+/** The zone's UTC offset, read off the local wall-clock time: `+05:30`, `-03:00`, `+00:00`. */
+function utcOffset(local: string, now: Date): string {
+  const wallClockAsUtc = Date.parse(`${local.replace(' ', 'T')}Z`);
+  const minutes = Math.round((wallClockAsUtc - Math.floor(now.getTime() / 1000) * 1000) / 60_000);
+  const hh = String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(minutes) % 60).padStart(2, '0');
+  return `${minutes < 0 ? '-' : '+'}${hh}:${mm}`;
 }
 
 export function timeNow(timezone: string | undefined, now = new Date()): TimeNowResult {
-  let zone: ZoneFormatters;
+  let formatter: Intl.DateTimeFormat;
   try {
-    zone = zoneFormatters(timezone);
+    formatter = localFormatter(timezone);
   } catch {
     throw new ToolArgumentError('timezone', `unknown IANA time zone "${timezone}"`);
   }
-  // `GMT+05:30` → `+05:30`; plain `GMT` → `+00:00`.
-  const offset = zone.offset.formatToParts(now).find((part) => part.type === 'timeZoneName')?.value.replace('GMT', '');
+  const local = formatter.format(now);
   return {
     iso: now.toISOString(),
     epochMs: now.getTime(),
-    timezone: timezone ?? zone.local.resolvedOptions().timeZone,
-    utcOffset: offset || '+00:00',
-    local: zone.local.format(now),
+    timezone: timezone ?? formatter.resolvedOptions().timeZone,
+    utcOffset: utcOffset(local, now),
+    local,
   };
 }
 
