@@ -1,0 +1,32 @@
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'test-results/**', 'playwright-report/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      // The renderer never touches Node: everything it needs comes through its transport.
+      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', '**/electron/**'] }],
+    },
+  },
+  {
+    // Only main.ts and preload.ts may import electron; the rest of the main side runs under plain Node.
+    files: ['electron/**/*.ts', 'shared/**/*.ts'],
+    ignores: ['electron/main.ts', 'electron/preload.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
+  },
+);
