@@ -29,9 +29,18 @@ export function isTrustedSender(frameUrl: string, appUrl: string): boolean {
 function fileLocation(url: string): string | undefined {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'file:' ? `//${parsed.host}${decodeURIComponent(parsed.pathname)}` : undefined;
+    return parsed.protocol === 'file:' ? `//${parsed.host}${decodePath(parsed.pathname)}` : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A lone `%` (a folder named `100%`) is left as is rather than making the page untrusted. */
+function decodePath(pathname: string): string {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
   }
 }
 

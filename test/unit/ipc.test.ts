@@ -1,0 +1,263 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ApiHandlers } from '../../electron/gateway/api';
+import {
+  confirmationPrompt,
+  createIpcDispatcher,
+  isTrustedSender,
+  MAX_REVIEWABLE_ARGUMENTS,
+  type Confirm,
+  type ConfirmationRequest,
+} from '../../electron/gateway/ipc';
+import { createHost, type Host } from '../../electron/host';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+
+describe('isTrustedSender', () => {
+  const appUrl = pathToFileURL('/opt/Capstan/resources/app.asar/dist/renderer/index.html').href;
+
+  it('trusts our own index.html, whatever its hash or query', () => {
+    expect(isTrustedSender(appUrl, appUrl)).toBe(true);
+    expect(isTrustedSender(`${appUrl}#/tools/http_check`, appUrl)).toBe(true);
+    expect(isTrustedSender(`${appUrl}?theme=dark#x`, appUrl)).toBe(true);
+  });
+
+  it('matches paths however they are percent-encoded', () => {
+    const spaced = pathToFileURL('/home/ana/My Apps/Capstán/dist/renderer/index.html').href;
+    expect(isTrustedSender('file:///home/ana/My%20Apps/Capst%C3%A1n/dist/renderer/index.html', spaced)).toBe(true);
+    // A folder named "100%": Chromium leaves the lone percent sign, Node encodes it.
+    const percent = pathToFileURL('/opt/100%/dist/renderer/index.html').href;
+    expect(isTrustedSender('file:///opt/100%/dist/renderer/index.html', percent)).toBe(true);
+  });
+
+  it('refuses every other page', () => {
+    for (const url of [
+      'http://127.0.0.1:7077/',
+      'http://127.0.0.1:7077/index.html',
+      'https://attacker.example/opt/Capstan/resources/app.asar/dist/renderer/index.html',
+      'about:blank',
+      'about:srcdoc',
+      'data:text/html,<p>hi</p>',
+      'devtools://devtools/bundled/devtools_app.html',
+      'file:///opt/Capstan/resources/app.asar/dist/renderer/other.html',
+      'file:///opt/Capstan/resources/app.asar/dist/renderer/',
+      'file:///etc/passwd',
+      'file://fileserver/opt/Capstan/resources/app.asar/dist/renderer/index.html',
+      '',
+      'not a url',
+    ]) {
+      expect(isTrustedSender(url, appUrl), url).toBe(false);
+    }
+  });
+
+  it('trusts nothing when the app URL itself is not a file URL', () => {
+    expect(isTrustedSender('about:blank', 'about:blank')).toBe(false);
+    expect(isTrustedSender('http://127.0.0.1/', 'http://127.0.0.1/')).toBe(false);
+  });
+});
+
+describe('the IPC dispatcher over a real host', () => {
+  let dataDir: string;
+  let host: Host;
+  let target: LoopbackServer;
+  const logger = pino({ level: 'silent' });
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'capstan-ipc-'));
+    host = createHost({ dataDir, logger });
+    target = await startLoopbackServer((_req, res) => {
+      res.writeHead(204, { server: 'loopback-test' });
+      res.end();
+    });
+  });
+  afterEach(() => {
+    target.hits.length = 0;
+  });
+  afterAll(async () => {
+    await target.close();
+    host.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const dispatcherWith = (confirm: Confirm, handlers: ApiHandlers = host.handlers) => createIpcDispatcher({ handlers, logger, confirm });
+  const neverAsked: Confirm = async () => {
+    throw new Error('the operator should not have been asked');
+  };
+  const checkArgs = () => ({ url: `${target.url}/health`, method: 'HEAD' });
+
+  it('refuses names that are not operations, including inherited ones', async () => {
+    const dispatcher = dispatcherWith(neverAsked);
+    for (const name of ['deleteEverything', 'constructor', '__proto__', 'toString', '']) {
+      expect(await dispatcher(name, undefined)).toEqual({
+        ok: false,
+        error: { code: 'BAD_REQUEST', message: expect.stringContaining('unknown operation') },
+      });
+    }
+  });
+
+  it('answers listTools with the builtin catalog', async () => {
+    const reply = await dispatcherWith(neverAsked)('listTools', undefined);
+    expect(reply.ok).toBe(true);
+    const tools = (reply as { value: { tools: { name: string; needConfirm: boolean }[] } }).value.tools;
+    expect(tools).toHaveLength(8);
+    expect(tools.filter((tool) => tool.needConfirm).map((tool) => tool.name)).toEqual(['http_check']);
+  });
+
+  it('wraps a payload that breaks the contract as BAD_REQUEST', async () => {
+    const dispatcher = dispatcherWith(neverAsked);
+    expect(await dispatcher('callTool', { tool: 42 })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+    expect(await dispatcher('callTool', 'time_now')).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+    expect(await dispatcher('callTool', { tool: 'time_now', unexpected: true })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+    expect(await dispatcher('saveSettings', { whitelist: 'time_now' })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+    expect(await dispatcher('listTools', { page: 2 })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+  });
+
+  it('runs a tool call and keeps a well-formed requestId, replacing a bad one', async () => {
+    const dispatcher = dispatcherWith(neverAsked);
+    const kept = await dispatcher('callTool', { tool: 'time_now', arguments: {}, requestId: 'tool-registry-abc.1' });
+    expect(kept).toMatchObject({ ok: true, value: { ok: true, requestId: 'tool-registry-abc.1', result: { timezone: expect.any(String) } } });
+    const replaced = await dispatcher('callTool', { tool: 'time_now', requestId: 'has spaces and / slashes' });
+    expect(replaced).toMatchObject({ ok: true, value: { ok: true, requestId: expect.stringMatching(/^req-/) } });
+  });
+
+  it('passes a failed call through as the gateway answered it', async () => {
+    const reply = await dispatcherWith(neverAsked)('callTool', { tool: 'note_search', arguments: {} });
+    expect(reply).toMatchObject({ ok: true, value: { ok: false, error: { code: 'ARGUMENT_MISSING', message: 'ARGUMENT_MISSING: query' } } });
+    const missing = await dispatcherWith(neverAsked)('callTool', { tool: 'time_nw' });
+    expect(missing).toMatchObject({ ok: true, value: { ok: false, error: { code: 'TOOL_NOT_FOUND' } } });
+  });
+
+  it('saves and reads settings', async () => {
+    const dispatcher = dispatcherWith(neverAsked);
+    expect(await dispatcher('saveSettings', { whitelist: ['time_now'] })).toEqual({ ok: true, value: { whitelist: ['time_now'] } });
+    expect(await dispatcher('getSettings', undefined)).toEqual({ ok: true, value: { whitelist: ['time_now'] } });
+  });
+
+  it('hides an unexpected fault behind INTERNAL_ERROR', async () => {
+    const broken: ApiHandlers = {
+      ...host.handlers,
+      listTools: async () => {
+        throw new Error('EACCES: /home/ana/.config/Capstan/capstan.db');
+      },
+    };
+    const reply = await dispatcherWith(neverAsked, broken)('listTools', undefined);
+    expect(reply).toEqual({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'INTERNAL_ERROR: the gateway could not complete this request' } });
+    expect(JSON.stringify(reply)).not.toContain('EACCES');
+  });
+
+  it('asks the operator before a tool that needs confirmation, and runs it once approved', async () => {
+    const asked: ConfirmationRequest[] = [];
+    const dispatcher = dispatcherWith(async (request) => {
+      asked.push(request);
+      expect(target.hits).toEqual([]);
+      return true;
+    });
+    const reply = await dispatcher('callTool', { tool: 'http_check', arguments: checkArgs(), requestId: 'tool-registry-confirm' });
+    expect(reply).toMatchObject({ ok: true, value: { ok: true, requestId: 'tool-registry-confirm', result: { reachable: true, status: 204 } } });
+    expect(target.hits).toEqual([{ method: 'HEAD', url: '/health' }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      tool: { name: 'http_check', riskLevel: 'medium', needConfirm: true },
+      arguments: checkArgs(),
+      challenge: { id: expect.any(String), tool: 'http_check' },
+      requestId: 'tool-registry-confirm',
+    });
+  });
+
+  it('does not run the call when the operator declines', async () => {
+    const reply = await dispatcherWith(async () => false)('callTool', { tool: 'http_check', arguments: checkArgs() });
+    expect(reply).toMatchObject({
+      ok: true,
+      value: { ok: false, error: { code: 'CONFIRMATION_REQUIRED', message: 'CONFIRMATION_REQUIRED: the operator declined to run http_check' } },
+    });
+    // The page gets no challenge it could answer.
+    expect((reply as { value: { error: object } }).value.error).not.toHaveProperty('challenge');
+    expect(target.hits).toEqual([]);
+  });
+
+  it('ignores a confirmation sent by the page, even a genuine one', async () => {
+    // A challenge the gateway really issued, as if the page had obtained it somehow.
+    const issued = await host.handlers.callTool({ tool: 'http_check', arguments: checkArgs() }, { requestId: 'x', log: logger });
+    const challengeId = !issued.ok ? issued.error.challenge?.id : undefined;
+    expect(challengeId).toEqual(expect.any(String));
+
+    const confirm = vi.fn(async () => false);
+    const reply = await dispatcherWith(confirm)('callTool', { tool: 'http_check', arguments: checkArgs(), confirmation: challengeId });
+    expect(confirm).toHaveBeenCalledOnce();
+    expect(reply).toMatchObject({ ok: true, value: { ok: false, error: { code: 'CONFIRMATION_REQUIRED' } } });
+    expect(target.hits).toEqual([]);
+  });
+
+  it('does not ask about tools that need no confirmation', async () => {
+    const confirm = vi.fn(async () => true);
+    await dispatcherWith(confirm)('callTool', { tool: 'time_now', confirmation: 'anything' });
+    expect(confirm).not.toHaveBeenCalled();
+  });
+
+  it('asks one question at a time', async () => {
+    let open = 0;
+    let most = 0;
+    const dispatcher = dispatcherWith(async () => {
+      open += 1;
+      most = Math.max(most, open);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open -= 1;
+      return true;
+    });
+    const replies = await Promise.all([1, 2, 3].map(() => dispatcher('callTool', { tool: 'http_check', arguments: checkArgs() })));
+    expect(most).toBe(1);
+    expect(replies.every((reply) => reply.ok && (reply.value as { ok: boolean }).ok)).toBe(true);
+    expect(target.hits).toHaveLength(3);
+  });
+
+  it('does not run the call when asking fails', async () => {
+    const reply = await dispatcherWith(async () => {
+      throw new Error('no display');
+    })('callTool', { tool: 'http_check', arguments: checkArgs() });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'INTERNAL_ERROR' } });
+    expect(target.hits).toEqual([]);
+  });
+});
+
+describe('the confirmation prompt', () => {
+  const request = (args: Record<string, unknown>): ConfirmationRequest => ({
+    tool: {
+      name: 'http_check',
+      title: 'HTTP check',
+      description: 'Check whether an HTTP(S) address answers.',
+      riskLevel: 'medium',
+      needConfirm: true,
+      mutating: false,
+      inputSchema: {},
+      returnExample: null,
+      provider: 'builtin',
+      tags: [],
+    },
+    arguments: args,
+    challenge: { id: 'c1', tool: 'http_check', argumentsDigest: 'd', expiresAt: '2030-01-01T00:00:00.000Z' },
+    requestId: 'tool-registry-1',
+  });
+
+  it('shows the tool, its risk and the exact arguments, with Cancel as the default', () => {
+    const args = { url: 'http://127.0.0.1:9/health', method: 'GET' };
+    const { options, approveId } = confirmationPrompt(request(args));
+    expect(options.message).toContain('http_check');
+    expect(options.detail).toContain('Risk: medium');
+    expect(options.detail).toContain(JSON.stringify(args, null, 2));
+    expect(options.detail).toContain('tool-registry-1');
+    expect(options.buttons[options.defaultId]).toBe('Cancel');
+    expect(options.cancelId).toBe(options.defaultId);
+    expect(approveId).not.toBe(options.cancelId);
+    expect(options.buttons[approveId ?? -1]).toMatch(/^Run/);
+  });
+
+  it('offers no way to approve arguments too long to review', () => {
+    const { options, approveId } = confirmationPrompt(request({ url: `http://127.0.0.1/${'a'.repeat(MAX_REVIEWABLE_ARGUMENTS)}` }));
+    expect(approveId).toBeUndefined();
+    expect(options.buttons).toEqual(['Cancel']);
+    expect(options.detail).toContain('too long to review');
+  });
+});
