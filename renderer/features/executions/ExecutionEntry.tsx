@@ -1,0 +1,77 @@
+/** One call in Recent executions: who, what, how it went, and the gateway's full answer. */
+import { useState } from 'react';
+import type { ErrorBody } from '../../../shared/api';
+import type { Execution } from '../../state/executionsStore';
+import { CopyButton } from '../../ui/CopyButton';
+import { Icon } from '../../ui/Icon';
+import { formatJson } from '../../ui/JsonBlock';
+
+/** Gateway messages usually start with their code already ("ARGUMENT_MISSING: query"). */
+/** Whole milliseconds read best; below 10 ms a decimal still says something. */
+const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+
+export const describeError = (error: ErrorBody) => (error.message.startsWith(error.code) ? error.message : `${error.code}: ${error.message}`);
+
+function Status({ execution }: { execution: Execution }) {
+  if (execution.status === 'running') {
+    return (
+      <span className="status status--running">
+        <Icon name="spinner" className="spin" /> running
+      </span>
+    );
+  }
+  if (execution.status === 'ok') {
+    return (
+      <span className="status status--ok">
+        <Icon name="check" /> ok
+      </span>
+    );
+  }
+  return (
+    <span className="status status--error">
+      <Icon name="alert" /> {execution.error?.code ?? 'error'}
+    </span>
+  );
+}
+
+export function ExecutionEntry({ execution, isNewest }: { execution: Execution; isNewest: boolean }) {
+  // The newest answer opens by itself; older ones stay as the operator left them.
+  const [open, setOpen] = useState(isNewest);
+  const answer = execution.response ?? (execution.error ? { requestId: execution.requestId, ok: false, error: execution.error } : undefined);
+  const json = answer === undefined ? '' : formatJson(answer);
+
+  return (
+    <li className={`execution execution--${execution.status}`} aria-label={`${execution.tool} ${execution.requestId}`}>
+      <div className="execution__summary">
+        <Status execution={execution} />
+        <span className="execution__tool">{execution.tool}</span>
+        {execution.confirmed && <span className="badge badge--plain">confirmed</span>}
+        <span className="execution__duration" title={execution.durationSource === 'gateway' ? 'Reported by the gateway' : 'Round trip seen by the console'}>
+          {execution.durationMs === undefined ? '…' : formatDuration(execution.durationMs)}
+        </span>
+        <time className="execution__time" dateTime={new Date(execution.startedAt).toISOString()}>
+          {new Date(execution.startedAt).toLocaleTimeString()}
+        </time>
+      </div>
+      <div className="execution__request-id">
+        <span className="muted">requestId</span> <code data-testid="request-id">{execution.requestId}</code>
+      </div>
+      {execution.error && (
+        <p className="execution__error" role="status">
+          {describeError(execution.error)}
+        </p>
+      )}
+      {answer !== undefined && (
+        <details className="execution__json" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+          <summary>{execution.status === 'ok' ? 'Result JSON' : 'Response JSON'}</summary>
+          <div className="execution__json-actions">
+            <CopyButton text={json} label="Copy JSON" />
+          </div>
+          <pre className="json-block" tabIndex={0} aria-label={`${execution.tool} response JSON`}>
+            <code>{json}</code>
+          </pre>
+        </details>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The selected tool: its contract, and the one way the console lets the operator run it,
+ * according to its state: Execute (executable), nothing (read-only), or Review and run (locked).
+ */
+import { useState } from 'react';
+import { useConsoleUi } from '../../state/uiStore';
+import { ConfirmationBadge, MutatingBadge, RiskBadge, ToolStateBadge, toolStateLook } from '../../ui/badges';
+import { ErrorBoundary } from '../../ui/ErrorBoundary';
+import { Icon } from '../../ui/Icon';
+import { JsonBlock } from '../../ui/JsonBlock';
+import { useExecuteTool, useToolRunning } from '../executions/useExecuteTool';
+import type { RegistryTool } from '../registry/useRegistry';
+import { ReviewDialog } from './ReviewDialog';
+import { hasArguments, toArguments, ToolForm } from './ToolForm';
+
+export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) {
+  const [formData, setFormData] = useState<unknown>({});
+  const [review, setReview] = useState<Record<string, unknown> | null>(null);
+  const execute = useExecuteTool();
+  const running = useToolRunning(tool.name);
+  const openSettings = useConsoleUi((ui) => ui.setSettingsOpen);
+
+  const submit = (data: unknown) => {
+    const args = toArguments(data);
+    if (state === 'executable') void execute(tool.name, args, { confirmed: false });
+    if (state === 'locked') setReview(args);
+  };
+
+  return (
+    <section className="tool-detail" aria-labelledby="tool-detail-heading" data-state={state}>
+      <header className="tool-detail__header">
+        <div>
+          <h2 id="tool-detail-heading" className="tool-detail__name">
+            {tool.name}
+          </h2>
+          <p className="tool-detail__title">{tool.title}</p>
+        </div>
+        <ToolStateBadge state={state} />
+      </header>
+      <div className="tool-detail__badges">
+        <RiskBadge risk={tool.riskLevel} />
+        <ConfirmationBadge needConfirm={tool.needConfirm} />
+        {tool.mutating && <MutatingBadge />}
+        <span className="badge badge--plain">provider: {tool.provider}</span>
+        {tool.tags.map((tag) => (
+          <span key={tag} className="badge badge--tag">
+            #{tag}
+          </span>
+        ))}
+      </div>
+      <p className="tool-detail__description">{tool.description}</p>
+
+      {state === 'read-only' && (
+        <div className={`notice notice--${state}`}>
+          <Icon name={toolStateLook[state].icon} />
+          <p>
+            Not on your whitelist — add it in Settings to run it here.{' '}
+            <button type="button" className="link-button" onClick={() => openSettings(true)}>
+              Open Settings
+            </button>
+          </p>
+        </div>
+      )}
+      {state === 'locked' && (
+        <div className={`notice notice--${state}`}>
+          <Icon name={toolStateLook[state].icon} />
+          <p>This tool needs confirmation for every call. Fill in the arguments, then review the exact call before it runs.</p>
+        </div>
+      )}
+
+      <h3 className="section-heading">Arguments</h3>
+      {!hasArguments(tool.inputSchema) && <p className="muted">This tool takes no arguments.</p>}
+      <ErrorBoundary what="This tool's form could not be drawn">
+        <ToolForm schema={tool.inputSchema} formData={formData} disabled={state === 'read-only'} onChange={setFormData} onSubmit={submit}>
+          {state !== 'read-only' && (
+            <div className="tool-detail__actions">
+              <button type="submit" className={`button button--primary ${state === 'locked' ? 'button--warning' : ''}`} disabled={running}>
+                <Icon name={state === 'locked' ? 'lock' : 'play'} />
+                {state === 'locked' ? 'Review and run' : running ? 'Running…' : 'Execute'}
+              </button>
+            </div>
+          )}
+        </ToolForm>
+      </ErrorBoundary>
+
+      <details className="contract">
+        <summary>Input schema</summary>
+        <JsonBlock value={tool.inputSchema} label={`${tool.name} input schema`} />
+      </details>
+      <details className="contract">
+        <summary>Return example</summary>
+        <JsonBlock value={tool.returnExample} label={`${tool.name} return example`} />
+      </details>
+
+      <ReviewDialog
+        tool={tool}
+        args={review}
+        onCancel={() => setReview(null)}
+        onConfirm={(args) => {
+          setReview(null);
+          void execute(tool.name, args, { confirmed: true });
+        }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,37 @@
+/** A few line icons, drawn inline so the console needs no icon font or extra request. */
+const paths = {
+  play: 'M8 5.5v13l11-6.5z',
+  eye: 'M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12zm10 3a3 3 0 1 0 0-6 3 3 0 0 0 0 6z',
+  lock: 'M6 10V8a6 6 0 1 1 12 0v2m-13 0h14v11H5zm7 4v3',
+  check: 'M4.5 12.5l5 5 10-11',
+  alert: 'M12 3 2 20h20zm0 6v5m0 3v.5',
+  copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
+  settings:
+    'M12 15.5a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm7.4-2.1 1.8 1.4-2 3.4-2.1-.8a7.6 7.6 0 0 1-1.8 1l-.3 2.3h-4l-.3-2.3a7.6 7.6 0 0 1-1.8-1l-2.1.8-2-3.4 1.8-1.4a7.7 7.7 0 0 1 0-2.8L2.8 9.2l2-3.4 2.1.8a7.6 7.6 0 0 1 1.8-1L9 3.3h4l.3 2.3a7.6 7.6 0 0 1 1.8 1l2.1-.8 2 3.4-1.8 1.4a7.7 7.7 0 0 1 0 2.8z',
+  search: 'M10.5 17a6.5 6.5 0 1 0 0-13 6.5 6.5 0 0 0 0 13zm4.7-1.8L20 20',
+  pencil: 'M4 20h4L19 9l-4-4L4 16zm9-13 4 4',
+  spinner: 'M12 3a9 9 0 1 0 9 9',
+} as const;
+
+export type IconName = keyof typeof paths;
+
+export function Icon({ name, className = '' }: { name: IconName; className?: string }) {
+  const filled = name === 'play';
+  return (
+    <svg
+      className={`icon icon--${name} ${className}`}
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      aria-hidden="true"
+      focusable="false"
+      fill={filled ? 'currentColor' : 'none'}
+      stroke={filled ? 'none' : 'currentColor'}
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
+      <path d={paths[name]} />
+    </svg>
+  );
+}
