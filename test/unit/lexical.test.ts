@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LexicalIndex, normalize, terms, type LexicalDocument } from '../../electron/catalog/lexical';
+
+const doc = (provider: string, name: string, extra: Partial<LexicalDocument> = {}): LexicalDocument => ({
+  id: `${provider}:${name}`,
+  name,
+  kind: 'tool',
+  provider,
+  tags: [],
+  description: '',
+  ...extra,
+});
+
+const ids = (index: LexicalIndex, query: string) => index.search(query).map((hit) => index.documents[hit.doc]!.id);
+
+describe('lexical-v1 normalization', () => {
+  it('folds case and Unicode compatibility forms', () => {
+    expect(normalize('ＴＩＭＥ_Now')).toBe('time_now');
+    expect(normalize('ﬁle')).toBe('file');
+    expect(terms('Straße Ⅻ')).toEqual(['straße', 'xii']);
+  });
+
+  it('splits at whitespace, _, -, ., punctuation and camelCase', () => {
+    expect(terms('time_now')).toEqual(['time', 'now']);
+    expect(terms('release-checklist.v2')).toEqual(['release', 'checklist', 'v2']);
+    expect(terms('httpCheck HTTPServer getURLFor2FA')).toEqual(['http', 'check', 'http', 'server', 'get', 'url', 'for2', 'fa']);
+    expect(terms('  \t ')).toEqual([]);
+  });
+});
+
+describe('lexical-v1 scoring', () => {
+  const index = new LexicalIndex([
+    doc('builtin', 'note_search', { tags: ['notes'], description: 'Search saved notes' }),
+    doc('builtin', 'search', { description: 'Generic search' }),
+    doc('builtin', 'todo_list', { tags: ['search'], description: 'List to-dos' }),
+    doc('builtin', 'device_inspect', { description: 'Inspect the device; no search here' }),
+    doc('search', 'time_now', { description: 'Current time' }),
+    doc('skills', 'release', { kind: 'skill', description: 'Release steps' }),
+  ]);
+
+  it('ranks exact name > name term > tag > description > provider name', () => {
+    expect(ids(index, 'search')).toEqual([
+      'builtin:search',
+      'builtin:note_search',
+      'builtin:todo_list',
+      'builtin:device_inspect',
+      'search:time_now',
+    ]);
+  });
+
+  it('matches the kind last', () => {
+    const hits = index.search('skill');
+    expect(hits.map((hit) => [index.documents[hit.doc]!.id, hit.matched])).toEqual([['skills:release', ['provider', 'kind']]]);
+  });
+
+  it('reports the score and every field each result matched', () => {
+    const [first, second] = index.search('notes search');
+    expect(index.documents[first!.doc]!.id).toBe('builtin:note_search');
+    expect(first!.matched).toEqual(['name', 'tags', 'description']);
+    expect(first!.score).toBeGreaterThan(second!.score);
+  });
+
+  it('breaks equal scores by canonical id', () => {
+    const tied = new LexicalIndex([doc('b', 'alpha'), doc('a', 'alpha'), doc('c', 'alpha'), doc('a', 'Alpha_x')]);
+    expect(ids(tied, 'alpha')).toEqual(['a:alpha', 'b:alpha', 'c:alpha', 'a:Alpha_x']);
+  });
+
+  it('matches a term that starts a field term, at half weight', () => {
+    expect(ids(index, 'note')).toEqual(['builtin:note_search']);
+    expect(index.search('insp')[0]!.score).toBe(index.search('inspect')[0]!.score / 2);
+    expect(ids(index, 'n')).toEqual([]);
+  });
+
+  it('returns nothing when nothing matches, and never guesses', () => {
+    expect(index.search('printer')).toEqual([]);
+    expect(index.search('serach')).toEqual([]);
+    expect(index.search('')).toEqual([]);
+    expect(index.search(' -_. ')).toEqual([]);
+  });
+
+  it('honours a filter without disturbing the order of what remains', () => {
+    const builtinOnly = index.search('search', (d) => index.documents[d]!.provider === 'builtin');
+    expect(builtinOnly.map((hit) => index.documents[hit.doc]!.id)).toEqual(ids(index, 'search').filter((id) => id.startsWith('builtin:')));
+  });
+});
+
+describe('lexical-v1 properties', () => {
+  const word = fc.constantFrom('time', 'now', 'note', 'search', 'printer', 'floor', 'todo', 'list', 'http', 'check', 'Release', 'x');
+  const docs = fc.uniqueArray(
+    fc.record({
+      provider: fc.constantFrom('builtin', 'skills', 'mcp'),
+      name: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join('_')),
+      tags: fc.array(word, { maxLength: 3 }),
+      description: fc.array(word, { maxLength: 6 }).map((w) => w.join(' ')),
+    }),
+    { selector: (d) => `${d.provider}:${d.name}`, maxLength: 40 },
+  );
+  const query = fc.array(word, { minLength: 0, maxLength: 3 }).map((w) => w.join(' '));
+
+  it('gives the same order for the same input, whatever the insertion order', () => {
+    fc.assert(
+      fc.property(docs, query, (list, q) => {
+        const forward = new LexicalIndex(list.map((d) => doc(d.provider, d.name, d)));
+        const backward = new LexicalIndex([...list].reverse().map((d) => doc(d.provider, d.name, d)));
+        expect(ids(forward, q)).toEqual(ids(backward, q));
+        expect(ids(forward, q)).toEqual(ids(forward, q));
+      }),
+    );
+  });
+
+  it('orders by descending score, then ascending id, with no duplicates', () => {
+    fc.assert(
+      fc.property(docs, query, (list, q) => {
+        const index = new LexicalIndex(list.map((d) => doc(d.provider, d.name, d)));
+        const hits = index.search(q);
+        expect(new Set(hits.map((h) => h.doc)).size).toBe(hits.length);
+        for (let i = 1; i < hits.length; i++) {
+          const [a, b] = [hits[i - 1]!, hits[i]!];
+          expect(a.score > b.score || (a.score === b.score && index.documents[a.doc]!.id < index.documents[b.doc]!.id)).toBe(true);
+        }
+      }),
+    );
+  });
+});
