@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startHttpGateway } from './gateway/http';
+import { ConfigError } from './config';
 import { createHost } from './host';
 import { defaultDataDir } from './paths';
 
@@ -18,7 +19,9 @@ Commands:
            --port N        port to listen on (default 7077; 0 = any free port)
            --host H        address to bind (default 127.0.0.1)
            --token T       API bearer token (default: $CAPSTAN_TOKEN, else random)
-           --data-dir DIR  where the database lives (default: the per-user app-data folder)
+           --data-dir DIR  where the database, config.json and skills/ live
+                           (default: the per-user app-data folder)
+           --skills-dir D  another folder of <name>/SKILL.md skills (repeatable)
            --log-level L   fatal, error, warn, info, debug or silent (default info; logs go to stderr)
 `;
 
@@ -41,6 +44,7 @@ async function serve(args: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       token: { type: 'string' },
       'data-dir': { type: 'string' },
+      'skills-dir': { type: 'string', multiple: true, default: [] },
       'log-level': { type: 'string', default: 'info' },
     },
     strict: true,
@@ -48,7 +52,7 @@ async function serve(args: string[]): Promise<void> {
   const port = parsePort(values.port);
   const token = values.token || process.env.CAPSTAN_TOKEN || randomBytes(24).toString('base64url');
   const logger = pino({ level: values['log-level'], base: undefined }, pino.destination(2));
-  const host = createHost({ dataDir: values['data-dir'] ?? defaultDataDir(), logger });
+  const host = await createHost({ dataDir: values['data-dir'] ?? defaultDataDir(), skillsDirs: values['skills-dir'], logger });
   const gateway = await startHttpGateway({
     handlers: host.handlers,
     logger,
@@ -93,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
     await run(rest);
     return 0;
   } catch (error) {
-    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const usage = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`capstan ${command}: ${(error as Error).message}\n`);
     return usage ? 2 : 1;
   }

@@ -1,40 +1,70 @@
 /**
  * The composition root: one host per data dir, shared by the Electron main process and
- * `capstan serve`. It owns the store, the catalog and the API handlers every transport uses.
+ * `capstan serve`. It owns the store, the catalog, the tasks and the API handlers every
+ * transport uses.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pino from 'pino';
 import { Catalog } from './catalog/catalog';
+import { Cursors } from './catalog/cursor';
+import { readConfig, type CapstanConfig } from './config';
 import { createApiHandlers, type ApiHandlers } from './gateway/api';
 import { Confirmations } from './gateway/confirmations';
+import { createDiscovery } from './gateway/discovery';
 import type { Logger } from './logger';
-import { BUILTIN_PROVIDER, builtinTools } from './providers/builtin';
+import { builtinProvider } from './providers/builtin';
+import { skillsProvider } from './providers/skills';
+import { Tasks } from './runtime/tasks';
 import { openDatabase, type Database } from './store/database';
 
 export interface HostOptions {
   dataDir: string;
+  /** Skills directories besides `<data dir>/skills` and those in config.json. */
+  skillsDirs?: readonly string[];
   logger?: Logger;
 }
 
 export interface Host {
   dataDir: string;
+  config: CapstanConfig;
   db: Database;
   catalog: Catalog;
+  tasks: Tasks;
   handlers: ApiHandlers;
   logger: Logger;
   close(): void;
 }
 
-export function createHost({ dataDir, logger = pino({ level: 'silent' }) }: HostOptions): Host {
+export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }) }: HostOptions): Promise<Host> {
+  const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
   const catalog = new Catalog();
-  catalog.register(BUILTIN_PROVIDER, builtinTools({ db, dataDir }));
-  const confirmations = new Confirmations();
+  try {
+    const ownSkills = join(dataDir, 'skills');
+    mkdirSync(ownSkills, { recursive: true });
+    for (const provider of [builtinProvider({ db, dataDir }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs])]) {
+      await catalog.addProvider(provider, { enabled: !config.disabledProviders.includes(provider.name) });
+    }
+  } catch (error) {
+    catalog.close();
+    db.close();
+    throw error;
+  }
+  catalog.onChange((change) => logger.info(change, 'catalog changed'));
+  const tasks = new Tasks(catalog, { grants: config.grants, budget: config.admission });
+  const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   return {
     dataDir,
+    config,
     db,
     catalog,
-    handlers: createApiHandlers({ db, catalog, confirmations }),
+    tasks,
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery }),
     logger,
-    close: () => db.close(),
+    close: () => {
+      catalog.close();
+      db.close();
+    },
   };
 }

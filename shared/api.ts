@@ -4,24 +4,42 @@
  * boundary it crosses.
  */
 import { z } from 'zod';
+import { ToolContract } from './capability';
+import {
+  CapabilitiesInspectInput,
+  CapabilitiesInspectOutput,
+  CapabilitiesListInput,
+  CapabilitiesListOutput,
+  CapabilitiesSearchInput,
+  CapabilitiesSearchOutput,
+  CapabilityRevokedInput,
+  CatalogSearchInput,
+  CatalogSearchOutput,
+  CatalogView,
+  DiagnosticsOutput,
+  ProviderEnabledInput,
+  SkillsActivateInput,
+  SkillsActivateOutput,
+  ToolsLoadInput,
+  ToolsLoadOutput,
+} from './discovery';
 import { errorCodes, type ErrorCode } from './errors';
 
-export const RiskLevel = z.enum(['low', 'medium', 'high']);
-export type RiskLevel = z.infer<typeof RiskLevel>;
+export { RiskLevel } from './capability';
 
-export const JsonSchemaObject = z.record(z.string(), z.unknown());
-
-export const ToolDescriptor = z.object({
-  name: z.string(),
-  title: z.string(),
-  description: z.string(),
-  riskLevel: RiskLevel,
-  needConfirm: z.boolean(),
-  mutating: z.boolean(),
-  inputSchema: JsonSchemaObject,
-  returnExample: z.unknown(),
-  provider: z.string(),
-  tags: z.array(z.string()),
+/** The seed registry's view of a tool contract, as `GET /tools` lists it. */
+export const ToolDescriptor = ToolContract.pick({
+  id: true,
+  name: true,
+  title: true,
+  description: true,
+  riskLevel: true,
+  needConfirm: true,
+  mutating: true,
+  inputSchema: true,
+  returnExample: true,
+  provider: true,
+  tags: true,
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 
@@ -92,6 +110,20 @@ export const operations = {
   callTool: { method: 'POST', path: '/tools/call', input: ToolCallRequest, output: ToolCallResponse },
   getSettings: { method: 'GET', path: '/settings', input: NoInput, output: ConsoleSettings },
   saveSettings: { method: 'PUT', path: '/settings', input: ConsoleSettings, output: ConsoleSettings },
+
+  // The operator's catalog: everything, whatever a task may discover.
+  getCatalog: { method: 'GET', path: '/catalog', input: NoInput, output: CatalogView },
+  searchCatalog: { method: 'GET', path: '/catalog/search', input: CatalogSearchInput, output: CatalogSearchOutput },
+  getDiagnostics: { method: 'GET', path: '/diagnostics', input: NoInput, output: DiagnosticsOutput },
+  setProviderEnabled: { method: 'POST', path: '/providers/enabled', input: ProviderEnabledInput, output: CatalogView },
+  setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView },
+
+  // Model-facing discovery, run in a task.
+  capabilities_list: { method: 'POST', path: '/discovery/capabilities_list', input: CapabilitiesListInput, output: CapabilitiesListOutput },
+  capabilities_search: { method: 'POST', path: '/discovery/capabilities_search', input: CapabilitiesSearchInput, output: CapabilitiesSearchOutput },
+  capabilities_inspect: { method: 'POST', path: '/discovery/capabilities_inspect', input: CapabilitiesInspectInput, output: CapabilitiesInspectOutput },
+  tools_load: { method: 'POST', path: '/discovery/tools_load', input: ToolsLoadInput, output: ToolsLoadOutput },
+  skills_activate: { method: 'POST', path: '/discovery/skills_activate', input: SkillsActivateInput, output: SkillsActivateOutput },
 } as const;
 
 export type Operations = typeof operations;

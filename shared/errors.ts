@@ -19,6 +19,22 @@ export const errorCodes = {
     meaning:
       'The tool needs confirmation and none (or an expired, used or mismatched one) was given; the body carries a new challenge.',
   },
+  CAPABILITY_NOT_FOUND: { status: 404, meaning: "The reference names a capability that is not in the task's snapshot." },
+  STALE_CAPABILITY: {
+    status: 409,
+    meaning:
+      'The reference no longer matches the live capability; `part` says what changed (catalogGeneration, contractHash, bindingGeneration, binding). Discover it again.',
+  },
+  PROVIDER_DISABLED: { status: 409, meaning: 'The capability\'s provider is disabled; this overrides every snapshot.' },
+  CAPABILITY_REVOKED: { status: 403, meaning: 'The capability is revoked for everyone; this overrides every snapshot.' },
+  NOT_GRANTED: { status: 403, meaning: 'The task\'s grant is below what the operation needs; `held` and `needed` name both levels.' },
+  AUTHORITY_CEILING: { status: 403, meaning: 'A grant may only shrink during a task; raising it is refused.' },
+  BAD_CURSOR: { status: 400, meaning: 'The cursor is malformed, tampered with, or from another query, task or snapshot.' },
+  BUDGET_EXCEEDED: {
+    status: 422,
+    meaning: "Loading or activating would overflow the task's capability context; reports `need`, `margin`, `ceiling` and `inUse`.",
+  },
+  TASK_NOT_FOUND: { status: 404, meaning: 'No task or session with that id.' },
   TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

@@ -1,36 +1,258 @@
 /**
- * All tools of all providers, by exact name. Its generation grows on every change so clients
- * can tell a fresh registry from a stale one.
+ * The catalog: every capability of every enabled provider, through one binding per provider.
+ * Its generation grows on every change; snapshots freeze it for tasks; references taken from a
+ * snapshot are verified against the live bindings before anything runs.
  */
-import type { ToolDescriptor } from '../../shared/api';
-import { createSchemaCompiler, toolContract, type ToolContract } from './contract';
-import type { ToolDefinition } from './tool';
+import type { CapabilityReference, CatalogEntry, Diagnostic, ProviderInfo } from '../../shared/capability';
+import { CapstanError } from '../../shared/errors';
+import { ContractError, contractHash, createSchemaCompiler, skillContract, toolContract, type CompiledTool } from './contract';
+import type { Provider, SkillSource } from './provider';
+import { Snapshot, type SnapshotEntry } from './snapshot';
+
+export interface LiveEntry extends SnapshotEntry {
+  tool?: CompiledTool;
+  skill?: SkillSource;
+}
+
+interface Binding {
+  provider: Provider;
+  enabled: boolean;
+  generation: number;
+  entries: Map<string, LiveEntry>;
+  diagnostics: Diagnostic[];
+  stopWatching?: () => void;
+  /** Reloads of one binding run one after another. */
+  reloading: Promise<unknown>;
+}
+
+export interface CatalogChange {
+  catalogGeneration: number;
+  provider: string;
+  reason: 'loaded' | 'changed' | 'diagnostics' | 'enabled' | 'disabled' | 'revoked' | 'restored';
+}
 
 export class Catalog {
   readonly #ajv = createSchemaCompiler();
-  readonly #tools = new Map<string, ToolContract>();
+  readonly #bindings = new Map<string, Binding>();
+  readonly #revoked = new Set<string>();
+  readonly #listeners = new Set<(change: CatalogChange) => void>();
   #generation = 0;
+  #snapshot: Snapshot | undefined;
 
   get generation(): number {
     return this.#generation;
   }
 
-  /** Adds a provider's tools; a duplicate or invalid definition is refused as a whole. */
-  register(provider: string, definitions: readonly ToolDefinition[]): void {
-    const contracts = definitions.map((definition) => toolContract(this.#ajv, provider, definition));
-    for (const { descriptor } of contracts) {
-      if (this.#tools.has(descriptor.name)) throw new Error(`tool "${descriptor.name}" is already registered`);
+  /** Binds a provider, loads it, and follows its changes when it can be watched. */
+  async addProvider(provider: Provider, { enabled = true }: { enabled?: boolean } = {}): Promise<void> {
+    if (this.#bindings.has(provider.name)) throw new Error(`provider "${provider.name}" is already bound`);
+    const binding: Binding = { provider, enabled, generation: 0, entries: new Map(), diagnostics: [], reloading: Promise.resolve() };
+    this.#bindings.set(provider.name, binding);
+    await this.reload(provider.name);
+    binding.stopWatching = provider.watch?.(() => void this.reload(provider.name).catch(() => {}));
+  }
+
+  /** Reads a provider again; the binding and catalog generations grow only if something changed. */
+  reload(name: string): Promise<void> {
+    const binding = this.#binding(name);
+    const next = binding.reloading.then(() => this.#load(binding));
+    binding.reloading = next.catch(() => {});
+    return next;
+  }
+
+  async #load(binding: Binding): Promise<void> {
+    const { provider } = binding;
+    const contents = await provider.load();
+    const entries = new Map<string, LiveEntry>();
+    const diagnostics: Diagnostic[] = contents.diagnostics.map((d) => ({ ...d, provider: provider.name }));
+    const generation = binding.generation + 1;
+    const add = (entry: LiveEntry, path: string | null) => {
+      if (entries.has(entry.contract.name)) {
+        diagnostics.push({ provider: provider.name, path, line: null, capability: entry.contract.id, reason: `duplicate name "${entry.contract.name}"` });
+        return;
+      }
+      entries.set(entry.contract.name, entry);
+    };
+    for (const definition of contents.tools) {
+      try {
+        const tool = toolContract(this.#ajv, provider.name, definition);
+        add({ contract: tool.contract, contractHash: contractHash(tool.contract), bindingGeneration: generation, tool }, null);
+      } catch (error) {
+        if (!(error instanceof ContractError)) throw error;
+        diagnostics.push({ provider: provider.name, path: null, line: null, capability: null, reason: error.message });
+      }
     }
-    for (const contract of contracts) this.#tools.set(contract.descriptor.name, contract);
+    for (const skill of contents.skills) {
+      const contract = skillContract(provider.name, skill);
+      add({ contract, contractHash: contractHash(contract), bindingGeneration: generation, skill }, contract.path);
+    }
+
+    const first = binding.generation === 0;
+    const changed = first || !sameContracts(binding.entries, entries);
+    const diagnosticsChanged = JSON.stringify(diagnostics) !== JSON.stringify(binding.diagnostics);
+    binding.diagnostics = diagnostics;
+    if (changed) {
+      binding.generation = generation;
+      binding.entries = entries;
+      this.#changed(provider.name, first ? 'loaded' : 'changed');
+    } else if (diagnosticsChanged) {
+      this.#emit({ catalogGeneration: this.#generation, provider: provider.name, reason: 'diagnostics' });
+    }
+  }
+
+  setEnabled(name: string, enabled: boolean): void {
+    const binding = this.#binding(name);
+    if (binding.enabled === enabled) return;
+    binding.enabled = enabled;
+    this.#changed(name, enabled ? 'enabled' : 'disabled');
+  }
+
+  /** A revoked capability is refused everywhere, whatever snapshot a task holds. */
+  setRevoked(id: string, revoked: boolean): void {
+    if (this.#revoked.has(id) === revoked) return;
+    if (revoked) this.#revoked.add(id);
+    else this.#revoked.delete(id);
+    this.#changed(id.split(':')[0] ?? id, revoked ? 'revoked' : 'restored');
+  }
+
+  isRevoked(id: string): boolean {
+    return this.#revoked.has(id);
+  }
+
+  isEnabled(provider: string): boolean {
+    return this.#bindings.get(provider)?.enabled ?? false;
+  }
+
+  providers(): ProviderInfo[] {
+    return [...this.#bindings.values()].map(({ provider, enabled, generation, entries, diagnostics }) => {
+      const all = [...entries.values()];
+      return {
+        name: provider.name,
+        kind: provider.kind,
+        enabled,
+        bindingGeneration: generation,
+        tools: all.filter((e) => e.contract.kind === 'tool').length,
+        skills: all.filter((e) => e.contract.kind === 'skill').length,
+        diagnostics: diagnostics.length,
+      };
+    });
+  }
+
+  diagnostics(): Diagnostic[] {
+    return [...this.#bindings.values()].flatMap((binding) => binding.diagnostics);
+  }
+
+  /** The operator's view: every capability of the enabled providers, revoked ones flagged. */
+  entries(): CatalogEntry[] {
+    return this.snapshot().entries.map(({ contract, contractHash, bindingGeneration }) => ({
+      contract,
+      contractHash,
+      bindingGeneration,
+      revoked: this.#revoked.has(contract.id),
+    }));
+  }
+
+  /**
+   * The seed's tool lookup for `/tools/call`: an exact name or canonical id, never a near match.
+   * A tool of a disabled provider or a revoked tool is refused with its own code.
+   */
+  resolveTool(nameOrId: string): LiveEntry & { tool: CompiledTool } {
+    const candidates = nameOrId.includes(':')
+      ? [this.live(nameOrId)]
+      : [...this.#bindings.values()].map((binding) => binding.entries.get(nameOrId));
+    const tools = candidates.filter((entry): entry is LiveEntry & { tool: CompiledTool } => entry?.tool !== undefined);
+    if (tools.length === 0) throw new CapstanError('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: no tool is registered as "${nameOrId}"`);
+    if (tools.length > 1) {
+      const ids = tools.map((entry) => entry.contract.id).join(', ');
+      throw new CapstanError('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: "${nameOrId}" names several tools (${ids}); call it by id`);
+    }
+    const [tool] = tools as [LiveEntry & { tool: CompiledTool }];
+    this.assertAvailable(tool.contract.id);
+    return tool;
+  }
+
+  /** The live entry for an id, or undefined when its provider is unbound or it is not provided. */
+  live(id: string): LiveEntry | undefined {
+    const [provider = '', ...rest] = id.split(':');
+    return this.#bindings.get(provider)?.entries.get(rest.join(':'));
+  }
+
+  /** The current snapshot; the same object until the catalog changes. */
+  snapshot(): Snapshot {
+    if (this.#snapshot?.catalogGeneration !== this.#generation) {
+      const entries = [...this.#bindings.values()].filter((b) => b.enabled).flatMap((b) => [...b.entries.values()]);
+      this.#snapshot = new Snapshot(
+        this.#generation,
+        entries.map(({ contract, contractHash, bindingGeneration }) => ({ contract, contractHash, bindingGeneration })),
+      );
+    }
+    return this.#snapshot;
+  }
+
+  /** Refuses when the capability cannot be used right now, whatever snapshot names it. */
+  assertAvailable(id: string): void {
+    const provider = id.split(':')[0] ?? '';
+    if (this.#bindings.has(provider) && !this.isEnabled(provider)) {
+      throw new CapstanError('PROVIDER_DISABLED', `PROVIDER_DISABLED: provider "${provider}" is disabled`);
+    }
+    if (this.#revoked.has(id)) throw new CapstanError('CAPABILITY_REVOKED', `CAPABILITY_REVOKED: ${id} has been revoked`);
+  }
+
+  /**
+   * Checks a reference against the task's snapshot and the live binding, and returns the live
+   * entry. Any difference fails with STALE_CAPABILITY naming the part that changed: a
+   * reference never runs another implementation than the one it was issued for.
+   */
+  verify(reference: CapabilityReference, snapshot: Snapshot): LiveEntry {
+    const held = snapshot.get(reference.id);
+    if (!held) throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: ${reference.id} is not in this task's snapshot`);
+    this.assertAvailable(reference.id);
+    const stale = (part: string, message: string) =>
+      new CapstanError('STALE_CAPABILITY', `STALE_CAPABILITY: ${reference.id}: ${message}`, { part });
+    if (reference.catalogGeneration !== snapshot.catalogGeneration) {
+      throw stale('catalogGeneration', `the reference is from catalog generation ${reference.catalogGeneration}, the task's snapshot is ${snapshot.catalogGeneration}`);
+    }
+    if (reference.contractHash !== held.contractHash) throw stale('contractHash', 'the contract hash does not match the snapshot');
+    if (reference.bindingGeneration !== held.bindingGeneration) throw stale('bindingGeneration', 'the binding generation does not match the snapshot');
+    const binding = this.#bindings.get(held.contract.provider);
+    if (!binding) throw stale('binding', `provider "${held.contract.provider}" is no longer bound`);
+    if (binding.generation !== reference.bindingGeneration) {
+      throw stale('bindingGeneration', `provider "${held.contract.provider}" changed (binding generation ${reference.bindingGeneration} → ${binding.generation})`);
+    }
+    const live = binding.entries.get(held.contract.name);
+    if (!live) throw stale('binding', 'the provider no longer offers it');
+    if (live.contractHash !== reference.contractHash) throw stale('contractHash', 'its contract changed');
+    return live;
+  }
+
+  onChange(listener: (change: CatalogChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): void {
+    for (const binding of this.#bindings.values()) binding.stopWatching?.();
+    this.#listeners.clear();
+  }
+
+  #binding(name: string): Binding {
+    const binding = this.#bindings.get(name);
+    if (!binding) throw new CapstanError('NOT_FOUND', `NOT_FOUND: no provider "${name}"`);
+    return binding;
+  }
+
+  #changed(provider: string, reason: CatalogChange['reason']): void {
     this.#generation += 1;
+    this.#emit({ catalogGeneration: this.#generation, provider, reason });
   }
 
-  list(): ToolDescriptor[] {
-    return [...this.#tools.values()].map((contract) => contract.descriptor);
+  #emit(change: CatalogChange): void {
+    for (const listener of this.#listeners) listener(change);
   }
+}
 
-  /** Exact lookup only: an unknown name is never matched to a similar one. */
-  find(name: string): ToolContract | undefined {
-    return this.#tools.get(name);
-  }
+function sameContracts(a: Map<string, LiveEntry>, b: Map<string, LiveEntry>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, entry] of a) if (b.get(name)?.contractHash !== entry.contractHash) return false;
+  return true;
 }

@@ -1,5 +1,5 @@
 /** What a provider supplies for each tool, before the catalog validates it into a contract. */
-import type { RiskLevel } from '../../shared/api';
+import type { RiskLevel } from '../../shared/capability';
 
 export interface ToolRunContext {
   /** Aborted when the call times out or is cancelled; long-running tools must honour it. */
@@ -20,6 +20,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   inputSchema: Record<string, unknown>;
   /** A real result of this tool, shown to operators and models before they call it. */
   returnExample: unknown;
+  /** False keeps the tool out of model-facing discovery; defaults to true. */
+  modelDiscoverable?: boolean;
   /** How long a call may take before it is aborted and reported as TOOL_FAILED. */
   timeoutMs?: number;
   run(args: Args, context: ToolRunContext): Promise<unknown> | unknown;

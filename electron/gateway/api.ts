@@ -11,11 +11,14 @@ import {
   type OperationOutput,
   type Operations,
 } from '../../shared/api';
+import type { ToolContract } from '../../shared/capability';
+import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
 import type { Database } from '../store/database';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Confirmations } from './confirmations';
+import type { Discovery } from './discovery';
 import { createToolCaller, type CallContext } from './toolCalls';
 
 export type { CallContext };
@@ -24,15 +27,64 @@ export type ApiHandlers = {
   [K in OperationName]: (input: z.output<Operations[K]['input']>, context: CallContext) => Promise<OperationOutput<K>>;
 };
 
-export function createApiHandlers(parts: { db: Database; catalog: Catalog; confirmations: Confirmations }): ApiHandlers {
+export function createApiHandlers(parts: { db: Database; catalog: Catalog; confirmations: Confirmations; discovery: Discovery }): ApiHandlers {
+  const { catalog, db, discovery } = parts;
   const callTool = createToolCaller(parts);
+  const view = () => ({
+    catalogGeneration: catalog.generation,
+    capabilities: catalog.entries(),
+    providers: catalog.providers(),
+    diagnostics: catalog.diagnostics(),
+  });
   return {
-    listTools: async () => ({ generation: parts.catalog.generation, tools: parts.catalog.list() }),
+    listTools: async () => ({
+      generation: catalog.generation,
+      tools: catalog
+        .entries()
+        .flatMap(({ contract, revoked }) => (contract.kind === 'tool' && !revoked ? [toolDescriptor(contract)] : [])),
+    }),
     callTool: (input, context) => callTool(input, context),
-    getSettings: async () => readConsoleSettings(parts.db),
-    saveSettings: async (input) => writeConsoleSettings(parts.db, input),
+    getSettings: async () => readConsoleSettings(db),
+    saveSettings: async (input) => writeConsoleSettings(db, input),
+
+    getCatalog: async () => view(),
+    searchCatalog: async ({ query }) => {
+      const { entries, index, catalogGeneration } = catalog.snapshot();
+      const hits = index.search(query).map(({ doc, score, matched }) => ({ id: entries[doc]!.contract.id, score, matched }));
+      return { analyzer: SEARCH_ANALYZER, catalogGeneration, hits };
+    },
+    getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),
+    setProviderEnabled: async ({ provider, enabled }) => {
+      catalog.setEnabled(provider, enabled);
+      return view();
+    },
+    setCapabilityRevoked: async ({ id, revoked }) => {
+      if (!catalog.live(id)) throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: no capability "${id}"`);
+      catalog.setRevoked(id, revoked);
+      return view();
+    },
+
+    capabilities_list: async (input) => discovery.capabilities_list(input),
+    capabilities_search: async (input) => discovery.capabilities_search(input),
+    capabilities_inspect: async (input) => discovery.capabilities_inspect(input),
+    tools_load: async (input) => discovery.tools_load(input),
+    skills_activate: (input) => discovery.skills_activate(input),
   };
 }
+
+const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, mutating, inputSchema, returnExample, provider, tags }: ToolContract) => ({
+  id,
+  name,
+  title,
+  description,
+  riskLevel,
+  needConfirm,
+  mutating,
+  inputSchema,
+  returnExample,
+  provider,
+  tags,
+});
 
 /** Validates a transport's raw input against the contract, then runs the operation. */
 export async function dispatch<K extends OperationName>(

@@ -17,6 +17,7 @@ import Fastify, {
 import { operations, type ErrorBody, type ErrorEnvelope, type OperationName } from '../../shared/api';
 import { CapstanError, errorCodes, type ErrorCode } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
+import { ZodUndefined } from 'zod';
 import { dispatch, resolveRequestId, type ApiHandlers } from './api';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -98,7 +99,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         method,
         url: path,
         handler: async (request, reply) => {
-          const input = method === 'GET' ? undefined : request.body;
+          const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : request.body;
           const output = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log });
           if (isFailedCall(output)) reply.code(errorCodes[output.error.code].status);
           return output;

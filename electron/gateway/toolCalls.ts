@@ -28,13 +28,12 @@ export function createToolCaller({ catalog, confirmations }: { catalog: Catalog;
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
     try {
-      const contract = catalog.find(call.tool);
-      if (!contract) throw new CapstanError('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: no tool is registered as "${call.tool}"`);
-      assertValidArguments(contract, call.arguments);
-      if (contract.descriptor.needConfirm) checkConfirmation(confirmations, call);
+      const { contract, tool } = catalog.resolveTool(call.tool);
+      assertValidArguments(tool, call.arguments);
+      if (contract.needConfirm) checkConfirmation(confirmations, call);
 
       log.info({ tool: call.tool }, 'tool call started');
-      const result = await runWithDeadline(contract.definition, call.arguments, requestId);
+      const result = await runWithDeadline(tool.definition, call.arguments, requestId);
       const durationMs = elapsed();
       log.info({ tool: call.tool, ok: true, durationMs }, 'tool call finished');
       return { requestId, ok: true, result, durationMs };

@@ -13,7 +13,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   target = await startLoopbackServer();
   // Tools that misbehave, to show a failing tool never takes the gateway down.
-  gw.host.catalog.register('test', [
+  const misbehaving = [
     defineTool({
       name: 'always_throws',
       title: 'Always throws',
@@ -41,7 +41,8 @@ beforeAll(async () => {
       timeoutMs: 100,
       run: () => new Promise(() => {}),
     }),
-  ]);
+  ];
+  await gw.host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: misbehaving, skills: [], diagnostics: [] }) });
 });
 afterAll(async () => {
   await gw.stop();
@@ -62,7 +63,7 @@ describe('GET /tools', () => {
     expect(builtins.filter((tool) => !tool.needConfirm)).toHaveLength(7);
     for (const tool of builtins) {
       expect(Object.keys(tool).sort()).toEqual(
-        ['description', 'inputSchema', 'mutating', 'name', 'needConfirm', 'provider', 'returnExample', 'riskLevel', 'tags', 'title'].sort(),
+        ['id', 'description', 'inputSchema', 'mutating', 'name', 'needConfirm', 'provider', 'returnExample', 'riskLevel', 'tags', 'title'].sort(),
       );
     }
     expect(builtins.find((tool) => tool.name === 'http_check')).toMatchObject({

@@ -20,11 +20,11 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-export async function startTestGateway(options: { dataDir?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(options: { dataDir?: string; skillsDirs?: string[] } = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-it-'));
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const host = createHost({ dataDir, logger });
+  const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}) });
   const token = `test-${Math.random().toString(36).slice(2)}`;
   const gateway = await startHttpGateway({ handlers: host.handlers, logger, token, host: '127.0.0.1', port: 0 });
 

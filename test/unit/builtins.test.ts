@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
 import { ToolArgumentError } from '../../electron/catalog/tool';
-import { BUILTIN_PROVIDER, builtinTools } from '../../electron/providers/builtin';
+import { builtinProvider } from '../../electron/providers/builtin';
+import type { ToolContract } from '../../shared/capability';
 import { ftsQuery } from '../../electron/providers/builtin/notes';
 import { timeNow } from '../../electron/providers/builtin/timeNow';
 import { openDatabase, type Database } from '../../electron/store/database';
@@ -14,12 +15,14 @@ let dataDir: string;
 let db: Database;
 let catalog: Catalog;
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'capstan-builtins-'));
   db = openDatabase(dataDir);
   catalog = new Catalog();
-  catalog.register(BUILTIN_PROVIDER, builtinTools({ db, dataDir }));
+  await catalog.addProvider(builtinProvider({ db, dataDir }));
 });
+
+const tools = () => catalog.entries().map((entry) => entry.contract as ToolContract);
 afterAll(() => {
   db.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -27,37 +30,36 @@ afterAll(() => {
 
 /** Runs a builtin the way the gateway does: schema check first, then the tool. */
 async function run(name: string, args: Record<string, unknown> = {}, signal = new AbortController().signal) {
-  const contract = catalog.find(name);
-  if (!contract) throw new Error(`no builtin ${name}`);
-  if (!contract.validateArguments(args)) throw new Error(JSON.stringify(contract.validateArguments.errors));
-  return (await contract.definition.run(args, { signal, requestId: 'unit' })) as Record<string, unknown>;
+  const { tool } = catalog.resolveTool(name);
+  if (!tool.validateArguments(args)) throw new Error(JSON.stringify(tool.validateArguments.errors));
+  return (await tool.definition.run(args, { signal, requestId: 'unit' })) as Record<string, unknown>;
 }
 
 describe('the builtin catalog', () => {
   it('is the seed catalog: 8 tools, 7 low risk without confirmation, http_check medium with confirmation', () => {
-    const tools = catalog.list();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'time_now',
-      'local_status',
-      'device_inspect',
-      'note_add',
-      'note_search',
-      'todo_add',
-      'todo_list',
-      'http_check',
+    expect(tools().map((tool) => tool.id)).toEqual([
+      'builtin:device_inspect',
+      'builtin:http_check',
+      'builtin:local_status',
+      'builtin:note_add',
+      'builtin:note_search',
+      'builtin:time_now',
+      'builtin:todo_add',
+      'builtin:todo_list',
     ]);
-    expect(tools.filter((tool) => !tool.needConfirm && tool.riskLevel === 'low')).toHaveLength(7);
-    expect(tools.find((tool) => tool.needConfirm)).toMatchObject({ name: 'http_check', riskLevel: 'medium' });
+    expect(catalog.diagnostics()).toEqual([]);
+    expect(tools().filter((tool) => !tool.needConfirm && tool.riskLevel === 'low')).toHaveLength(7);
+    expect(tools().find((tool) => tool.needConfirm)).toMatchObject({ name: 'http_check', riskLevel: 'medium' });
   });
 
   it('describes every tool fully, with closed schemas and tags', () => {
-    for (const tool of catalog.list()) {
+    for (const tool of tools()) {
       expect(tool.description.length, tool.name).toBeGreaterThan(20);
       expect(tool.tags.length, tool.name).toBeGreaterThan(0);
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       expect(tool.provider).toBe('builtin');
     }
-    expect(catalog.list().filter((tool) => tool.mutating).map((tool) => tool.name)).toEqual(['note_add', 'todo_add']);
+    expect(tools().filter((tool) => tool.mutating).map((tool) => tool.name)).toEqual(['note_add', 'todo_add']);
   });
 
   it('gives return examples shaped like real results', async () => {
@@ -72,7 +74,7 @@ describe('the builtin catalog', () => {
     };
     for (const [name, args] of Object.entries(samples)) {
       const result = await run(name, args);
-      const example = catalog.find(name)?.descriptor.returnExample as Record<string, unknown>;
+      const example = (catalog.resolveTool(name).contract as ToolContract).returnExample as Record<string, unknown>;
       expect(Object.keys(result).sort(), name).toEqual(Object.keys(example).sort());
     }
   });
@@ -206,10 +208,10 @@ describe('http_check', () => {
   });
 
   it('accepts only http and https addresses', () => {
-    const contract = catalog.find('http_check');
+    const { tool: contract } = catalog.resolveTool('http_check');
     for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'example.com']) {
-      expect(contract?.validateArguments({ url }), url).toBe(false);
+      expect(contract.validateArguments({ url }), url).toBe(false);
     }
-    expect(contract?.validateArguments({ url: 'HTTPS://example.com/a?b=c' })).toBe(true);
+    expect(contract.validateArguments({ url: 'HTTPS://example.com/a?b=c' })).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The builtin provider: the seed's eight tools. To add one, write a `defineTool` in this folder
- * and list it here; the catalog validates it at start-up.
+ * and list it in `builtinTools`; the catalog validates it when the provider loads.
  */
+import type { Provider } from '../../catalog/provider';
 import type { ToolDefinition } from '../../catalog/tool';
 import type { Database } from '../../store/database';
 import { deviceInspectTool } from './deviceInspect';
@@ -24,4 +25,9 @@ export function builtinTools({ db, dataDir }: { db: Database; dataDir: string })
     todoListTool(db),
     httpCheckTool,
   ];
+}
+
+export function builtinProvider(store: { db: Database; dataDir: string }): Provider {
+  const tools = builtinTools(store);
+  return { name: BUILTIN_PROVIDER, kind: 'builtin', load: () => ({ tools, skills: [], diagnostics: [] }) };
 }

@@ -1,0 +1,50 @@
+/**
+ * Operator configuration: optional `config.json` in the data dir, validated at start-up so a
+ * mistake is reported clearly instead of half-applied.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Grant } from '../shared/capability';
+import { DEFAULT_ADMISSION_BUDGET } from './runtime/admission';
+import { DEFAULT_GRANTS } from './runtime/grants';
+
+export const CONFIG_FILE = 'config.json';
+
+const Tokens = z.number().int().nonnegative();
+
+export const CapstanConfig = z.strictObject({
+  /** Authority ceilings per capability pattern, most specific pattern first in effect. */
+  grants: z.array(Grant).default([...DEFAULT_GRANTS]),
+  /** The capability-context budget of each task, in tokens. */
+  admission: z
+    .strictObject({ budgetTokens: Tokens, baseTokens: Tokens, marginTokens: Tokens })
+    .partial()
+    .default({})
+    .transform((given) => ({ ...DEFAULT_ADMISSION_BUDGET, ...given }))
+    .refine((b) => b.budgetTokens - b.baseTokens - b.marginTokens > 0, 'budgetTokens must exceed baseTokens + marginTokens'),
+  /** More skills directories, besides `<data dir>/skills`. */
+  skillsDirs: z.array(z.string().min(1)).default([]),
+  /** Providers to start disabled, by name. */
+  disabledProviders: z.array(z.string()).default([]),
+});
+export type CapstanConfig = z.output<typeof CapstanConfig>;
+
+export class ConfigError extends Error {}
+
+export function readConfig(dataDir: string): CapstanConfig {
+  const path = join(dataDir, CONFIG_FILE);
+  if (!existsSync(path)) return CapstanConfig.parse({});
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = CapstanConfig.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,86 @@
+/**
+ * Admission to a task's capability context: a loaded tool schema or an activated skill body
+ * must fit under the ceiling (model budget − minimal base − safety margin). Sizes are counted
+ * with a real tokenizer (o200k_base); nothing loaded is ever evicted silently.
+ */
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { CapstanError } from '../../shared/errors';
+
+export interface AdmissionBudget {
+  /** The model's input budget in tokens. */
+  budgetTokens: number;
+  /** A minimal model base: system prompt, the request and room for a reply. */
+  baseTokens: number;
+  /** Kept free on top, because estimates are estimates. */
+  marginTokens: number;
+}
+
+export const DEFAULT_ADMISSION_BUDGET: AdmissionBudget = { budgetTokens: 128_000, baseTokens: 8_000, marginTokens: 6_400 };
+
+/** How long an admitted item stays: one model step, or the whole task (`/name` activation). */
+export type ContextScope = 'step' | 'task';
+
+export interface Admitted {
+  id: string;
+  tokens: number;
+  scope: ContextScope;
+}
+
+export const estimateTokens = (text: string): number => countTokens(text);
+
+export class CapabilityContext {
+  readonly #items = new Map<string, Admitted>();
+
+  constructor(readonly budget: AdmissionBudget = DEFAULT_ADMISSION_BUDGET) {
+    if (this.ceiling <= 0) throw new Error('the admission budget leaves no room: raise the budget or lower base and margin');
+  }
+
+  get ceiling(): number {
+    return this.budget.budgetTokens - this.budget.baseTokens - this.budget.marginTokens;
+  }
+
+  get inUse(): number {
+    let total = 0;
+    for (const item of this.#items.values()) total += item.tokens;
+    return total;
+  }
+
+  get items(): Admitted[] {
+    return [...this.#items.values()];
+  }
+
+  /** Whether `tokens` more would fit right now. */
+  fits(tokens: number): boolean {
+    return this.inUse + tokens <= this.ceiling;
+  }
+
+  /**
+   * Admits an item, or throws BUDGET_EXCEEDED with the numbers. Admitting something already
+   * present charges nothing again; a task scope outlives a step scope.
+   */
+  admit(id: string, tokens: number, scope: ContextScope): Admitted {
+    const present = this.#items.get(id);
+    if (present) {
+      if (scope === 'task' && present.scope === 'step') present.scope = 'task';
+      return present;
+    }
+    if (!this.fits(tokens)) {
+      const inUse = this.inUse;
+      throw new CapstanError(
+        'BUDGET_EXCEEDED',
+        `BUDGET_EXCEEDED: ${id} needs about ${tokens} tokens; ${inUse} of the ${this.ceiling}-token ceiling are in use (budget ${this.budget.budgetTokens} − base ${this.budget.baseTokens} − margin ${this.budget.marginTokens})`,
+        { need: tokens, margin: this.budget.marginTokens, ceiling: this.ceiling, inUse },
+      );
+    }
+    const admitted = { id, tokens, scope };
+    this.#items.set(id, admitted);
+    return admitted;
+  }
+
+  /** Ends a model step: step-scoped items leave, and the caller is told which. */
+  endStep(): Admitted[] {
+    const released = this.items.filter((item) => item.scope === 'step');
+    for (const item of released) this.#items.delete(item.id);
+    return released;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * A task's authority ceiling per capability. Grants come from configuration as patterns; during
+ * a task they can only be reduced, never raised.
+ */
+import { SKILL_AUTHORITY, TOOL_AUTHORITY, type Authority, type CapabilityKind, type Grant } from '../../shared/capability';
+import { CapstanError } from '../../shared/errors';
+
+/** Rank on one scale: a skill's `activate` sits where a tool's `load` does. */
+const RANK: Record<Authority, number> = { none: 0, discover: 1, inspect: 2, load: 3, activate: 3, execute: 4 };
+
+/** The authority a rank means for a kind of capability (`execute` granted to a skill is `activate`). */
+export function authorityFor(kind: CapabilityKind, authority: Authority): Authority {
+  const ladder = kind === 'tool' ? TOOL_AUTHORITY : SKILL_AUTHORITY;
+  return ladder[Math.min(RANK[authority], ladder.length - 1)]!;
+}
+
+export const outranks = (a: Authority, b: Authority) => RANK[a] > RANK[b];
+
+function patternRegex(pattern: string): RegExp {
+  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`);
+}
+
+interface Rule {
+  pattern: string;
+  authority: Authority;
+  regex: RegExp;
+  /** More literal characters: more specific. */
+  specificity: number;
+}
+
+const rule = ({ pattern, authority }: Grant): Rule => ({
+  pattern,
+  authority,
+  regex: patternRegex(pattern),
+  specificity: pattern.replaceAll('*', '').length,
+});
+
+export class Grants {
+  readonly #rules: readonly Rule[];
+  readonly #reductions: Rule[] = [];
+
+  constructor(grants: readonly Grant[]) {
+    this.#rules = grants.map(rule);
+  }
+
+  /**
+   * The authority held on a capability: the most specific configured pattern (the lower one on
+   * a tie), capped by every reduction made since, and by what the kind can hold at all.
+   */
+  held(id: string, kind: CapabilityKind): Authority {
+    let best: Rule | undefined;
+    for (const candidate of this.#rules) {
+      if (!candidate.regex.test(id)) continue;
+      if (!best || candidate.specificity > best.specificity || (candidate.specificity === best.specificity && outranks(best.authority, candidate.authority))) {
+        best = candidate;
+      }
+    }
+    let held: Authority = best?.authority ?? 'none';
+    for (const reduction of this.#reductions) if (reduction.regex.test(id) && outranks(held, reduction.authority)) held = reduction.authority;
+    return authorityFor(kind, held);
+  }
+
+  /** Throws NOT_GRANTED unless the held authority reaches the needed one. */
+  require(id: string, kind: CapabilityKind, needed: Authority): void {
+    const held = this.held(id, kind);
+    if (RANK[held] < RANK[needed]) {
+      throw new CapstanError('NOT_GRANTED', `NOT_GRANTED: ${id} needs "${needed}", the task holds "${held}"`, { held, needed });
+    }
+  }
+
+  /**
+   * Lowers the ceiling for every capability matching the pattern. Asking for more than the
+   * pattern holds now is AUTHORITY_CEILING: grants never grow during a task.
+   */
+  reduce(grant: Grant): Grant {
+    const current = this.held(grant.pattern, 'tool');
+    if (outranks(grant.authority, current)) {
+      throw new CapstanError(
+        'AUTHORITY_CEILING',
+        `AUTHORITY_CEILING: "${grant.pattern}" holds "${current}"; a grant can be reduced during a task, never raised to "${grant.authority}"`,
+        { held: current, requested: grant.authority },
+      );
+    }
+    this.#reductions.push(rule(grant));
+    return grant;
+  }
+
+  get reductions(): readonly Grant[] {
+    return this.#reductions.map(({ pattern, authority }) => ({ pattern, authority }));
+  }
+}
+
+/** Out of the box: builtin tools and skills are fully usable; nothing else is granted. */
+export const DEFAULT_GRANTS: readonly Grant[] = [
+  { pattern: 'builtin:*', authority: 'execute' },
+  { pattern: 'skills:*', authority: 'activate' },
+];

@@ -1,0 +1,125 @@
+/**
+ * Model-facing discovery (capabilities_list, capabilities_search, capabilities_inspect,
+ * tools_load, skills_activate) and the operator's catalog views. Model-facing operations run
+ * in a task (or a session's active task) and see only what that task may discover.
+ */
+import { z } from 'zod';
+import {
+  Authority,
+  CapabilityContract,
+  CapabilityKind,
+  CapabilityReference,
+  CatalogEntry,
+  Diagnostic,
+  ProviderInfo,
+} from './capability';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+export const SEARCH_ANALYZER = 'lexical-v1';
+
+const TaskScope = {
+  /** The task to run in; or give `sessionId` to use (or start) that session's task. */
+  taskId: z.string().min(1).max(128).optional(),
+  sessionId: z.string().min(1).max(128).optional(),
+};
+
+const Page = {
+  /** 1-100, default 20; more than 100 is ARGUMENT_INVALID. */
+  limit: z.number().int().positive().optional(),
+  cursor: z.string().max(512).optional(),
+  kind: CapabilityKind.optional(),
+  provider: z.string().max(128).optional(),
+};
+
+export const CapabilitiesListInput = z.strictObject({ ...TaskScope, ...Page });
+export const CapabilitiesSearchInput = z.strictObject({ ...TaskScope, ...Page, query: z.string().max(1000) });
+export const CapabilitiesInspectInput = z.strictObject({ ...TaskScope, reference: CapabilityReference });
+export const ToolsLoadInput = z.strictObject({ ...TaskScope, reference: CapabilityReference });
+export const SkillsActivateInput = z.strictObject({
+  ...TaskScope,
+  /** A reference from discovery (model activation), or a `name` with `direct: true` (the operator's `/name`). */
+  reference: CapabilityReference.optional(),
+  name: z.string().max(128).optional(),
+  direct: z.boolean().default(false),
+});
+
+export const DiscoveryItem = z.object({
+  reference: CapabilityReference,
+  kind: CapabilityKind,
+  provider: z.string(),
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+});
+export type DiscoveryItem = z.infer<typeof DiscoveryItem>;
+
+export const MatchedField = z.enum(['name', 'tags', 'description', 'provider', 'kind']);
+
+const PageOutput = {
+  taskId: z.string(),
+  catalogGeneration: z.number().int(),
+  nextCursor: z.string().nullable(),
+};
+
+export const CapabilitiesListOutput = z.object({ ...PageOutput, items: z.array(DiscoveryItem) });
+export const CapabilitiesSearchOutput = z.object({
+  ...PageOutput,
+  analyzer: z.literal(SEARCH_ANALYZER),
+  items: z.array(DiscoveryItem.extend({ score: z.number(), matched: z.array(MatchedField) })),
+});
+export const CapabilitiesInspectOutput = z.object({
+  taskId: z.string(),
+  reference: CapabilityReference,
+  contract: CapabilityContract,
+  held: Authority,
+});
+
+const Admission = z.object({
+  tokens: z.number().int(),
+  inUse: z.number().int(),
+  ceiling: z.number().int(),
+  scope: z.enum(['step', 'task']),
+});
+
+export const ToolsLoadOutput = z.object({
+  taskId: z.string(),
+  reference: CapabilityReference,
+  inputSchema: z.record(z.string(), z.unknown()),
+  admission: Admission,
+});
+export const SkillsActivateOutput = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('activated'), taskId: z.string(), reference: CapabilityReference, body: z.string(), admission: Admission }),
+  /** A direct `/name` activation that does not fit is skipped, with the reason, rather than failed. */
+  z.object({
+    status: z.literal('skipped'),
+    taskId: z.string(),
+    reference: CapabilityReference,
+    message: z.string(),
+    need: z.number().int(),
+    inUse: z.number().int(),
+    ceiling: z.number().int(),
+  }),
+]);
+
+/** The operator's console sees the whole catalog, whatever a task may discover. */
+export const CatalogView = z.object({
+  catalogGeneration: z.number().int(),
+  capabilities: z.array(CatalogEntry),
+  providers: z.array(ProviderInfo),
+  diagnostics: z.array(Diagnostic),
+});
+export type CatalogView = z.infer<typeof CatalogView>;
+
+export const CatalogSearchInput = z.strictObject({ query: z.string().max(1000) });
+export const CatalogSearchOutput = z.object({
+  analyzer: z.literal(SEARCH_ANALYZER),
+  catalogGeneration: z.number().int(),
+  hits: z.array(z.object({ id: z.string(), score: z.number(), matched: z.array(MatchedField) })),
+});
+export type CatalogSearchOutput = z.infer<typeof CatalogSearchOutput>;
+
+export const DiagnosticsOutput = z.object({ diagnostics: z.array(Diagnostic) });
+export const ProviderEnabledInput = z.strictObject({ provider: z.string().min(1).max(128), enabled: z.boolean() });
+export const CapabilityRevokedInput = z.strictObject({ id: z.string().min(1).max(300), revoked: z.boolean() });
