@@ -93,7 +93,8 @@ export function createMainWindow(): BrowserWindow {
   hardenContents(window.webContents);
   window.once('ready-to-show', () => window.show());
   // The page's CSP is the meta tag Vite writes into index.html; file:// has no headers to weaken it.
-  void window.loadFile(INDEX_HTML);
+  // A page that fails to load still gets its window shown: an invisible running app helps no one.
+  window.loadFile(INDEX_HTML).catch(() => window.show());
   return window;
 }
 
@@ -216,7 +217,8 @@ async function start(): Promise<Shell | undefined> {
   });
   await app.whenReady();
 
-  const host = createHost({ dataDir: app.getPath('userData'), logger });
+  // Awaited: the host may load providers asynchronously.
+  const host = await createHost({ dataDir: app.getPath('userData'), logger });
   registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, confirm: (request) => confirmWithDialog(window, request) }), logger);
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.

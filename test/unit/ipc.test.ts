@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiHandlers } from '../../electron/gateway/api';
+import type { ToolDescriptor } from '../../shared/api';
 import {
   confirmationPrompt,
   createIpcDispatcher,
@@ -67,7 +68,7 @@ describe('the IPC dispatcher over a real host', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'capstan-ipc-'));
-    host = createHost({ dataDir, logger });
+    host = await createHost({ dataDir, logger });
     target = await startLoopbackServer((_req, res) => {
       res.writeHead(204, { server: 'loopback-test' });
       res.end();
@@ -223,19 +224,26 @@ describe('the IPC dispatcher over a real host', () => {
 });
 
 describe('the confirmation prompt', () => {
+  let dataDir: string;
+  let host: Host;
+  let httpCheck: ToolDescriptor;
+
+  // The real descriptor, as the gateway lists it.
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'capstan-prompt-'));
+    host = await createHost({ dataDir });
+    const { tools } = await host.handlers.listTools(undefined, { requestId: 'prompt', log: pino({ level: 'silent' }) });
+    const found = tools.find((tool) => tool.name === 'http_check');
+    if (!found) throw new Error('http_check is not registered');
+    httpCheck = found;
+  });
+  afterAll(() => {
+    host.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
   const request = (args: Record<string, unknown>): ConfirmationRequest => ({
-    tool: {
-      name: 'http_check',
-      title: 'HTTP check',
-      description: 'Check whether an HTTP(S) address answers.',
-      riskLevel: 'medium',
-      needConfirm: true,
-      mutating: false,
-      inputSchema: {},
-      returnExample: null,
-      provider: 'builtin',
-      tags: [],
-    },
+    tool: httpCheck,
     arguments: args,
     challenge: { id: 'c1', tool: 'http_check', argumentsDigest: 'd', expiresAt: '2030-01-01T00:00:00.000Z' },
     requestId: 'tool-registry-1',
