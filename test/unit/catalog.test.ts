@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../electron/catalog/catalog';
+import type { Provider, ProviderContents } from '../../electron/catalog/provider';
+import type { ToolDefinition } from '../../electron/catalog/tool';
+import type { CapabilityReference } from '../../shared/capability';
+
+const tool = (name: string, description = `does ${name}`): ToolDefinition => ({
+  name,
+  title: name,
+  description,
+  riskLevel: 'low',
+  needConfirm: false,
+  mutating: false,
+  tags: [],
+  inputSchema: { type: 'object', additionalProperties: false },
+  returnExample: {},
+  run: () => name,
+});
+
+/** A provider whose contents the test changes, reloading the catalog by hand. */
+function mutableProvider(name: string, tools: ToolDefinition[]) {
+  const state: { tools: ToolDefinition[] } = { tools };
+  const provider: Provider = { name, kind: 'mcp', load: (): ProviderContents => ({ tools: state.tools, skills: [], diagnostics: [] }) };
+  return { provider, state };
+}
+
+async function setup() {
+  const catalog = new Catalog();
+  const remote = mutableProvider('remote', [tool('lookup'), tool('ping')]);
+  await catalog.addProvider(remote.provider);
+  const snapshot = catalog.snapshot();
+  const reference = snapshot.reference(snapshot.get('remote:lookup')!);
+  return { catalog, remote, snapshot, reference };
+}
+
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return { code: (error as { code: string }).code, part: (error as { details?: { part?: string } }).details?.part };
+  }
+  return { code: 'NONE' };
+};
+
+describe('references', () => {
+  it('resolve to the live capability while nothing changed', async () => {
+    const { catalog, snapshot, reference } = await setup();
+    expect(reference).toEqual({ id: 'remote:lookup', catalogGeneration: 1, contractHash: expect.stringMatching(/^[0-9a-f]{64}$/), bindingGeneration: 1 });
+    expect(catalog.verify(reference, snapshot).contract.name).toBe('lookup');
+  });
+
+  it('are stale when the contract changed', async () => {
+    const { catalog, remote, snapshot, reference } = await setup();
+    remote.state.tools = [tool('lookup', 'now does something else'), tool('ping')];
+    await catalog.reload('remote');
+    expect(code(() => catalog.verify(reference, snapshot))).toEqual({ code: 'STALE_CAPABILITY', part: 'bindingGeneration' });
+  });
+
+  it('are stale when the binding changed, even for an unchanged capability', async () => {
+    const { catalog, remote, snapshot, reference } = await setup();
+    remote.state.tools = [tool('lookup'), tool('ping'), tool('added')];
+    await catalog.reload('remote');
+    expect(code(() => catalog.verify(reference, snapshot))).toEqual({ code: 'STALE_CAPABILITY', part: 'bindingGeneration' });
+  });
+
+  it('are stale when the provider no longer offers the capability', async () => {
+    const { catalog, remote, reference } = await setup();
+    remote.state.tools = [tool('ping')];
+    await catalog.reload('remote');
+    // A task that started after the change holds a reference with the new binding generation.
+    const fresh = catalog.snapshot();
+    const forged = { ...reference, catalogGeneration: fresh.catalogGeneration, bindingGeneration: 2 };
+    expect(code(() => catalog.verify(forged, fresh))).toEqual({ code: 'CAPABILITY_NOT_FOUND', part: undefined });
+  });
+
+  it('are stale when presented with another contract hash or generation than the snapshot issued', async () => {
+    const { catalog, snapshot, reference } = await setup();
+    const tampered: CapabilityReference[] = [
+      { ...reference, contractHash: 'f'.repeat(64) },
+      { ...reference, bindingGeneration: 7 },
+      { ...reference, catalogGeneration: 0 },
+    ];
+    expect(tampered.map((r) => code(() => catalog.verify(r, snapshot)))).toEqual([
+      { code: 'STALE_CAPABILITY', part: 'contractHash' },
+      { code: 'STALE_CAPABILITY', part: 'bindingGeneration' },
+      { code: 'STALE_CAPABILITY', part: 'catalogGeneration' },
+    ]);
+  });
+
+  it('are refused when the provider is disabled or the capability revoked, whatever the snapshot', async () => {
+    const { catalog, snapshot, reference } = await setup();
+    catalog.setEnabled('remote', false);
+    expect(code(() => catalog.verify(reference, snapshot)).code).toBe('PROVIDER_DISABLED');
+    expect(code(() => catalog.resolveTool('lookup')).code).toBe('PROVIDER_DISABLED');
+    catalog.setEnabled('remote', true);
+    catalog.setRevoked('remote:lookup', true);
+    expect(code(() => catalog.verify(reference, snapshot)).code).toBe('CAPABILITY_REVOKED');
+    catalog.setRevoked('remote:lookup', false);
+    // Enabling, disabling and revoking grow the catalog generation but not the binding's,
+    // so the task's reference works again once they are undone.
+    expect(catalog.generation).toBe(5);
+    expect(catalog.verify(reference, snapshot).contract.id).toBe('remote:lookup');
+  });
+});
+
+describe('snapshots and generations', () => {
+  it('stay as they were taken while the catalog moves on', async () => {
+    const { catalog, remote, snapshot } = await setup();
+    remote.state.tools = [tool('ping')];
+    await catalog.reload('remote');
+    expect(snapshot.entries.map((e) => e.contract.id)).toEqual(['remote:lookup', 'remote:ping']);
+    expect(catalog.snapshot().entries.map((e) => e.contract.id)).toEqual(['remote:ping']);
+    expect(Object.isFrozen(snapshot.entries)).toBe(true);
+  });
+
+  it('grow only when something changed', async () => {
+    const { catalog, remote } = await setup();
+    const generation = catalog.generation;
+    await catalog.reload('remote');
+    expect(catalog.generation).toBe(generation);
+    expect(catalog.snapshot()).toBe(catalog.snapshot());
+    remote.state.tools = [tool('ping')];
+    await catalog.reload('remote');
+    expect(catalog.generation).toBe(generation + 1);
+    expect(catalog.providers()).toEqual([{ name: 'remote', kind: 'mcp', enabled: true, bindingGeneration: 2, tools: 1, skills: 0, diagnostics: 0 }]);
+  });
+
+  it('turn an invalid tool definition into a diagnostic and keep the rest', async () => {
+    const catalog = new Catalog();
+    const bad = { ...tool('bad name'), name: 'bad name' };
+    await catalog.addProvider(mutableProvider('remote', [tool('ok'), bad, tool('ok')]).provider);
+    expect(catalog.entries().map((e) => e.contract.id)).toEqual(['remote:ok']);
+    expect(catalog.diagnostics().map((d) => d.reason)).toEqual(['tool "bad name" is invalid: name must be 1-128 of [A-Za-z0-9_.-]', 'duplicate name "ok"']);
+  });
+});
