@@ -1,6 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { CONTENT_SECURITY_POLICY } from './shared/security';
+import { CONTENT_SECURITY_POLICY } from './shared/security.ts';
 
 /** Puts the shared CSP into index.html, where Electron (loading from file://) enforces it. */
 const contentSecurityPolicy = (): Plugin => ({

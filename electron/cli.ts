@@ -64,8 +64,6 @@ async function serve(args: string[]): Promise<void> {
     host.close();
     throw error;
   });
-  process.stdout.write(`Capstan console: ${gateway.consoleUrl}\n`);
-  logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -78,6 +76,9 @@ async function serve(args: string[]): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Only now: whoever reads this line may signal us at once.
+  process.stdout.write(`Capstan console: ${gateway.consoleUrl}\n`);
+  logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
 }
 
 const commands: Record<string, (args: string[]) => Promise<void>> = { serve };

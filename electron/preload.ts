@@ -4,10 +4,7 @@
  * no ipcRenderer, no generic send. Main checks the sender and the payload again.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { operations, type OperationName } from '../shared/api';
-import { ipcChannel, type CapstanBridge, type IpcReply } from '../shared/ipc';
-
-const isOperationName = (value: unknown): value is OperationName => typeof value === 'string' && Object.hasOwn(operations, value);
+import { ipcChannel, isOperationName, type CapstanBridge, type IpcReply } from '../shared/ipc';
 
 const bridge: CapstanBridge = {
   invoke: (operation, input) => {

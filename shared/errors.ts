@@ -7,7 +7,8 @@ export const errorCodes = {
   UNAUTHORIZED: { status: 401, meaning: 'Missing or wrong `Authorization: Bearer <token>`.' },
   FORBIDDEN_ORIGIN: {
     status: 403,
-    meaning: 'The `Host` is not the bound loopback address or the `Origin` is foreign (DNS-rebinding defence).',
+    meaning:
+      'The `Host` is not the bound loopback address or the `Origin` is foreign (DNS-rebinding defence); over IPC, the sender is not Capstan\'s own page.',
   },
   NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TOOL_NOT_FOUND: { status: 404, meaning: 'No tool is registered under exactly this name (no fuzzy matching).' },

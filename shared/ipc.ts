@@ -3,13 +3,39 @@
  * Each operation of the API contract has exactly one channel; nothing else crosses IPC.
  */
 import type { ErrorBody, OperationInput, OperationName, OperationOutput } from './api';
-import { operations } from './api';
+
+/**
+ * Every operation's name, without the schemas, so the sandboxed preload stays small (importing
+ * `operations` would bundle zod into it). The check below keeps it equal to the contract.
+ */
+export const OPERATION_NAMES = [
+  'listTools',
+  'callTool',
+  'getSettings',
+  'saveSettings',
+  'getCatalog',
+  'searchCatalog',
+  'getDiagnostics',
+  'setProviderEnabled',
+  'setCapabilityRevoked',
+  'capabilities_list',
+  'capabilities_search',
+  'capabilities_inspect',
+  'tools_load',
+  'skills_activate',
+] as const satisfies readonly OperationName[];
+
+const everyOperationHasAName: Exclude<OperationName, (typeof OPERATION_NAMES)[number]> extends never ? true : never = true;
+void everyOperationHasAName;
+
+export const isOperationName = (value: unknown): value is OperationName =>
+  typeof value === 'string' && (OPERATION_NAMES as readonly string[]).includes(value);
 
 export const ipcChannel = <K extends OperationName>(operation: K) => `capstan:${operation}` as const;
 
 export type IpcChannel = ReturnType<typeof ipcChannel<OperationName>>;
 
-export const ipcChannels = (Object.keys(operations) as OperationName[]).map(ipcChannel);
+export const ipcChannels = OPERATION_NAMES.map(ipcChannel);
 
 /** IPC replies are envelopes so error codes survive the trip (a thrown Error would lose them). */
 export type IpcReply<K extends OperationName> = { ok: true; value: OperationOutput<K> } | { ok: false; error: ErrorBody };
