@@ -41,6 +41,17 @@ declare global {
   }
 }
 
+/** Every operation of the contract over one invoke function, so new operations need no new wiring here. */
+function everyOperation(
+  invoke: <K extends OperationName>(operation: K, input: OperationInput<K>) => Promise<OperationOutput<K>>,
+): CapstanApi {
+  const entries = (Object.keys(operations) as OperationName[]).map((operation) => [
+    operation,
+    (input: OperationInput<typeof operation>) => invoke(operation, input),
+  ]);
+  return Object.fromEntries(entries) as CapstanApi;
+}
+
 export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
   const invoke = async <K extends OperationName>(operation: K, input: OperationInput<K>): Promise<OperationOutput<K>> => {
     const reply = await bridge.invoke(operation, input);
@@ -48,11 +59,8 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
     return operations[operation].output.parse(reply.value) as OperationOutput<K>;
   };
   return {
+    ...everyOperation(invoke),
     kind: 'ipc',
-    listTools: () => invoke('listTools', undefined),
-    callTool: (request) => invoke('callTool', request),
-    getSettings: () => invoke('getSettings', undefined),
-    saveSettings: (settings) => invoke('saveSettings', settings),
     callConfirmed: (request) => invoke('callTool', request),
   };
 }
@@ -60,12 +68,16 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
 export function createHttpTransport(baseUrl: string, token: string): ConsoleTransport {
   const send = async <K extends OperationName>(operation: K, input: OperationInput<K>): Promise<OperationOutput<K>> => {
     const { method, path, output } = operations[operation];
+    const url = new URL(path, baseUrl);
+    // GET operations take their (flat, string-valued) input as the query string, as the gateway reads it.
+    if (method === 'GET' && input !== undefined) url.search = new URLSearchParams(input as Record<string, string>).toString();
+    const requestBody = method === 'GET' || input === undefined ? null : JSON.stringify(input);
     let response: Response;
     try {
-      response = await fetch(new URL(path, baseUrl), {
+      response = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(input === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: input === undefined ? null : JSON.stringify(input),
+        headers: { authorization: `Bearer ${token}`, ...(requestBody === null ? {} : { 'content-type': 'application/json' }) },
+        body: requestBody,
       });
     } catch {
       throw new ApiError({ code: 'INTERNAL_ERROR', message: 'The gateway cannot be reached. Is `capstan serve` still running?' });
@@ -86,11 +98,9 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
   };
   const callTool = (request: ToolCallRequest) => send('callTool', request);
   return {
+    ...everyOperation(send),
     kind: 'http',
-    listTools: () => send('listTools', undefined),
     callTool,
-    getSettings: () => send('getSettings', undefined),
-    saveSettings: (settings) => send('saveSettings', settings),
     callConfirmed: async (request) => {
       const first = await callTool(request);
       const challenge = !first.ok && first.error.code === 'CONFIRMATION_REQUIRED' ? first.error.challenge : undefined;

@@ -22,7 +22,8 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
 
   const submit = (data: unknown) => {
     const args = toArguments(data);
-    if (state === 'executable') void execute(tool.name, args, { confirmed: false });
+    // One call at a time per tool, so a double press cannot run a mutating tool twice.
+    if (state === 'executable' && !running) void execute(tool.name, args, { confirmed: false });
     if (state === 'locked') setReview(args);
   };
 
@@ -74,7 +75,12 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
         <ToolForm schema={tool.inputSchema} formData={formData} disabled={state === 'read-only'} onChange={setFormData} onSubmit={submit}>
           {state !== 'read-only' && (
             <div className="tool-detail__actions">
-              <button type="submit" className={`button button--primary ${state === 'locked' ? 'button--warning' : ''}`} disabled={running}>
+              {/* aria-disabled rather than disabled: a disabled button would drop keyboard focus mid-run. */}
+              <button
+                type="submit"
+                className={`button button--primary ${state === 'locked' ? 'button--warning' : ''}`}
+                aria-disabled={state === 'executable' && running}
+              >
                 <Icon name={state === 'locked' ? 'lock' : 'play'} />
                 {state === 'locked' ? 'Review and run' : running ? 'Running…' : 'Execute'}
               </button>
