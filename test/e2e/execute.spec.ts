@@ -1,0 +1,81 @@
+/** Running tools from the console and reading the result, with its requestId, on the same page. */
+import { fileURLToPath } from 'node:url';
+import { expect, test } from './fixtures';
+
+const SCREENSHOT = fileURLToPath(new URL('../../build/screenshot-console.png', import.meta.url));
+
+test('executing time_now shows its requestId and JSON result in Recent executions', async ({ consolePage }) => {
+  const detail = await consolePage.select('time_now');
+  await expect(consolePage.executionEntries).toHaveCount(0);
+
+  await detail.getByRole('button', { name: 'Execute' }).click();
+
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('ok');
+  await expect(entry).toContainText('time_now');
+  await expect(entry).toContainText(/\d+(\.\d)? ms/);
+  const requestId = await consolePage.requestIdOf(entry);
+  expect(requestId).toMatch(/^tool-registry-[0-9a-f-]{36}$/);
+
+  await expect(entry.getByText('"timezone"')).toBeVisible();
+  const response = (await consolePage.responseOf(entry)) as { requestId: string; ok: boolean; result: Record<string, unknown> };
+  expect(response.requestId).toBe(requestId);
+  expect(response.ok).toBe(true);
+  expect(response.result).toHaveProperty('timezone');
+  expect(response.result).toHaveProperty('utcOffset');
+});
+
+test('arguments typed in the generated form are sent, and Enter runs the tool', async ({ consolePage }) => {
+  const detail = await consolePage.select('time_now');
+  await detail.getByLabel('timezone').fill('Asia/Tokyo');
+  await detail.getByLabel('timezone').press('Enter');
+
+  const response = (await consolePage.responseOf(consolePage.latestExecution)) as { result: { timezone: string; utcOffset: string } };
+  expect(response.result.timezone).toBe('Asia/Tokyo');
+  expect(response.result.utcOffset).toBe('+09:00');
+});
+
+test('the newest execution comes first and each run gets its own requestId', async ({ consolePage }) => {
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.executionEntries).toHaveCount(1);
+  await expect(consolePage.latestExecution).toContainText('ok');
+  await (await consolePage.select('local_status')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.executionEntries).toHaveCount(2);
+
+  await expect(consolePage.executionEntries.nth(0)).toContainText('local_status');
+  await expect(consolePage.executionEntries.nth(1)).toContainText('time_now');
+  const ids = await consolePage.executions.getByTestId('request-id').allTextContents();
+  expect(new Set(ids).size).toBe(2);
+});
+
+test('note_search without a query shows the gateway error ARGUMENT_MISSING: query', async ({ consolePage, page }) => {
+  // note_search is read-only by default; whitelist it through Settings first.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await consolePage.settingsDialog().getByRole('checkbox', { name: /note_search/ }).check();
+  await consolePage.settingsDialog().getByRole('button', { name: 'Save' }).click();
+  await expect(consolePage.tool('note_search')).toHaveAttribute('data-state', 'executable');
+
+  const detail = await consolePage.select('note_search');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('ARGUMENT_MISSING: query');
+  expect(await consolePage.requestIdOf(entry)).toMatch(/^tool-registry-/);
+  const response = (await consolePage.responseOf(entry)) as { ok: boolean; error: { code: string } };
+  expect(response.ok).toBe(false);
+  expect(response.error.code).toBe('ARGUMENT_MISSING');
+});
+
+test('a read-only tool shows its form without Execute and says how to enable it', async ({ consolePage }) => {
+  const detail = await consolePage.select('note_search');
+  await expect(detail.getByText('Not on your whitelist — add it in Settings to run it here')).toBeVisible();
+  await expect(detail.getByRole('button', { name: 'Execute' })).toHaveCount(0);
+  await expect(detail.getByLabel('query')).toBeDisabled();
+  await expect(detail).toContainText('Read-only');
+});
+
+test('screenshot of the console after running time_now (for the README)', async ({ consolePage, page }) => {
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  await page.screenshot({ path: SCREENSHOT });
+});

@@ -1,0 +1,89 @@
+/**
+ * Test fixtures: a fresh gateway per test (its own data dir, port and token), a console page
+ * opened on it, and a guard that fails the test on any page error, console error or CSP
+ * violation.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test as base, expect, type ConsoleMessage, type Page } from '@playwright/test';
+import { operations } from '../../shared/api';
+import { startCapstan, type CapstanServer } from './capstanServer';
+import { ConsolePage } from './consolePage';
+
+const API_PATHS: ReadonlySet<string> = new Set(Object.values(operations).map((operation) => operation.path));
+
+/**
+ * Chromium logs every 4xx response as a console error. A 4xx from an API route is the
+ * gateway's answer (ARGUMENT_MISSING, UNAUTHORIZED, the confirmation challenge...), which the
+ * console is meant to show, so only those are expected; anything else fails the test.
+ */
+function isExpectedGatewayAnswer(message: ConsoleMessage): boolean {
+  if (!/^Failed to load resource: the server responded with a status of 4\d\d\b/.test(message.text())) return false;
+  try {
+    return API_PATHS.has(new URL(message.location().url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+interface Fixtures {
+  /** An empty data dir, removed after the test. */
+  dataDir: string;
+  capstan: CapstanServer;
+  /** The console, opened with the URL `capstan serve` printed, registry loaded. */
+  consolePage: ConsolePage;
+  pageProblems: PageProblems;
+}
+
+/** Problems seen on the page; a test that provokes one on purpose (a dead gateway) allows it by pattern. */
+export interface PageProblems {
+  seen: string[];
+  allow(pattern: RegExp): void;
+}
+
+export const test = base.extend<Fixtures>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
+  dataDir: async ({}, use) => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-e2e-'));
+    await use(dir);
+    await rm(dir, { recursive: true, force: true });
+  },
+  capstan: async ({ dataDir }, use) => {
+    const server = await startCapstan(dataDir);
+    await use(server);
+    await server.stop();
+  },
+  consolePage: async ({ page, capstan }, use) => {
+    const consolePage = new ConsolePage(page);
+    await consolePage.open(capstan.consoleUrl);
+    await use(consolePage);
+  },
+  pageProblems: [
+    async ({ page }, use) => {
+      const seen = await watchForProblems(page);
+      const allowed: RegExp[] = [];
+      await use({ seen, allow: (pattern) => allowed.push(pattern) });
+      const unexpected = seen.filter((problem) => !allowed.some((pattern) => pattern.test(problem)));
+      expect(unexpected, 'page errors, console errors or CSP violations').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+async function watchForProblems(page: Page): Promise<string[]> {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !isExpectedGatewayAnswer(message)) problems.push(`console.error: ${message.text()}`);
+  });
+  // Chromium logs some CSP violations to the console but not all (a blocked `new Function` inside
+  // a try is silent); the event reports every one. A string: it runs in the page, not here.
+  await page.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (event) =>
+      console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline code')));`,
+  });
+  return problems;
+}
+
+export { expect };

@@ -1,0 +1,73 @@
+/** The console at the sizes and themes operators use it in, and by keyboard alone. */
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
+
+// Evaluated as strings: these run in the page, and the tests' TypeScript project has no DOM types.
+const hasHorizontalScroll = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth');
+
+const bodyBackground = (page: Page) => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+
+/** Relative luminance of an `rgb(r, g, b)` colour, 0 (black) to 1 (white). */
+function luminance(rgb: string): number {
+  const [r = 0, g = 0, b = 0] = (rgb.match(/\d+(\.\d+)?/g) ?? []).map(Number).map((channel) => {
+    const c = channel / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+test('at 1280×800 the tool list and the selected tool sit side by side', async ({ consolePage, page }) => {
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  const list = await page.getByRole('region', { name: 'Tools' }).boundingBox();
+  const detail = await consolePage.detail('time_now').boundingBox();
+  expect(list && detail && detail.x >= list.x + list.width - 1).toBe(true);
+  expect(await hasHorizontalScroll(page)).toBe(false);
+});
+
+test('at 900 px wide the layout stacks and nothing scrolls sideways', async ({ consolePage, page }) => {
+  await page.setViewportSize({ width: 900, height: 800 });
+  // Long JSON and requestIds are the likeliest to overflow; run a tool that returns plenty of both.
+  await (await consolePage.select('local_status')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  await consolePage.select('http_check');
+
+  const list = await page.getByRole('region', { name: 'Tools' }).boundingBox();
+  const detail = await consolePage.detail('http_check').boundingBox();
+  expect(list && detail && detail.y >= list.y + list.height - 1).toBe(true);
+  expect(await hasHorizontalScroll(page)).toBe(false);
+  await expect(page.getByRole('button', { name: 'Settings' })).toBeInViewport();
+});
+
+test('the dark colour scheme follows the OS and darkens the page', async ({ consolePage, page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expect(consolePage.count('total')).toHaveText('8');
+  const light = await bodyBackground(page);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = await bodyBackground(page);
+  expect(dark).not.toBe(light);
+  expect(luminance(light)).toBeGreaterThan(0.8);
+  expect(luminance(dark)).toBeLessThan(0.05);
+});
+
+test('an operator can filter, select and run a tool with the keyboard alone', async ({ consolePage, page }) => {
+  await consolePage.filterInput.focus();
+  await page.keyboard.type('clock');
+  await expect(consolePage.toolCards).toHaveCount(1);
+
+  // Tab from the filter to the first (and only) tool, open it, then on to its form.
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'time_now', exact: true })).toBeFocused();
+  await page.keyboard.press('Enter');
+  const detail = consolePage.detail('time_now');
+  await expect(detail).toBeVisible();
+  await detail.getByLabel('timezone').focus();
+  await page.keyboard.press('Tab');
+  const execute = detail.getByRole('button', { name: 'Execute' });
+  await expect(execute).toBeFocused();
+  await expect(execute, 'a visible focus ring').not.toHaveCSS('outline-style', 'none');
+  await page.keyboard.press('Enter');
+  await expect(consolePage.latestExecution).toContainText('ok');
+  await expect(execute).toBeFocused();
+});

@@ -1,0 +1,79 @@
+/** The registry dashboard: figures, tool states and filters, all from what the gateway returns. */
+import { expect, test } from './fixtures';
+
+test('the header shows the registry figures: 8 tools, 7 directly executable, 1 needing confirmation', async ({ consolePage }) => {
+  await expect(consolePage.count('total')).toHaveText('8');
+  await expect(consolePage.count('direct')).toHaveText('7');
+  await expect(consolePage.count('confirm')).toHaveText('1');
+  await expect(consolePage.count('generation')).toHaveText(/^\d+$/);
+});
+
+test('by default 2 tools are executable, 5 read-only and 1 locked', async ({ consolePage }) => {
+  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.toolsInState('executable')).toHaveCount(2);
+  await expect(consolePage.toolsInState('read-only')).toHaveCount(5);
+  await expect(consolePage.toolsInState('locked')).toHaveCount(1);
+
+  await expect(consolePage.tool('time_now')).toHaveAttribute('data-state', 'executable');
+  await expect(consolePage.tool('local_status')).toHaveAttribute('data-state', 'executable');
+  await expect(consolePage.tool('http_check')).toHaveAttribute('data-state', 'locked');
+});
+
+test('each tool card reads its risk, confirmation policy, mutation and state in words', async ({ consolePage }) => {
+  const noteAdd = consolePage.tool('note_add');
+  await expect(noteAdd).toContainText('Add note');
+  await expect(noteAdd).toContainText('low risk');
+  await expect(noteAdd).toContainText('No confirmation');
+  await expect(noteAdd).toContainText('Mutating');
+  await expect(noteAdd).toContainText('Read-only');
+
+  const httpCheck = consolePage.tool('http_check');
+  await expect(httpCheck).toContainText('medium risk');
+  await expect(httpCheck).toContainText('Needs confirmation');
+  await expect(httpCheck).toContainText('Locked');
+  await expect(httpCheck).not.toContainText('Mutating');
+
+  await expect(consolePage.tool('time_now')).toContainText('Executable');
+});
+
+test('read-only and locked tools look different, not only in colour', async ({ consolePage }) => {
+  // Each state has its own edge style and icon as well as its own colour and label.
+  await expect(consolePage.tool('time_now')).toHaveCSS('border-left-style', 'solid');
+  await expect(consolePage.tool('todo_list')).toHaveCSS('border-left-style', 'dashed');
+  await expect(consolePage.tool('http_check')).toHaveCSS('border-left-style', 'double');
+  await expect(consolePage.tool('todo_list').locator('.state-badge svg')).toHaveClass(/icon--eye/);
+  await expect(consolePage.tool('http_check').locator('.state-badge svg')).toHaveClass(/icon--lock/);
+});
+
+test('the risk filters show low-risk tools, tools needing confirmation, or all', async ({ consolePage }) => {
+  await expect(consolePage.filterButton('All')).toHaveAttribute('aria-pressed', 'true');
+
+  await consolePage.filterButton('Low risk').click();
+  await expect(consolePage.filterButton('Low risk')).toHaveAttribute('aria-pressed', 'true');
+  await expect(consolePage.filterButton('All')).toHaveAttribute('aria-pressed', 'false');
+  await expect(consolePage.toolCards).toHaveCount(7);
+  await expect(consolePage.tool('http_check')).toHaveCount(0);
+
+  await consolePage.filterButton('Confirmation required').click();
+  await expect(consolePage.toolCards).toHaveCount(1);
+  expect(await consolePage.visibleToolNames()).toEqual(['http_check']);
+
+  await consolePage.filterButton('All').click();
+  await expect(consolePage.toolCards).toHaveCount(8);
+});
+
+test('the text filter matches names, descriptions and tags, and says when nothing matches', async ({ consolePage, page }) => {
+  await consolePage.filterInput.fill('todo');
+  await expect(consolePage.toolCards).toHaveCount(2);
+  expect(await consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
+
+  // Combined with a risk filter, the two narrow each other.
+  await consolePage.filterButton('Confirmation required').click();
+  await expect(consolePage.toolCards).toHaveCount(0);
+  await expect(page.getByText('No tool matches “todo” under the Confirmation required filter.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.filterInput).toHaveValue('');
+  await expect(consolePage.filterButton('All')).toHaveAttribute('aria-pressed', 'true');
+});

@@ -1,0 +1,62 @@
+/** The whitelist: edited in Settings, kept by the gateway, so it outlives reloads and restarts. */
+import { startCapstan } from './capstanServer';
+import { expect, test } from './fixtures';
+
+test('adding todo_list to the whitelist survives a reload and a gateway restart', async ({ consolePage, page, capstan, dataDir }) => {
+  await expect(consolePage.tool('todo_list')).toHaveAttribute('data-state', 'read-only');
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = consolePage.settingsDialog();
+  await expect(settings).toBeVisible();
+  await settings.getByRole('checkbox', { name: /todo_list/ }).check();
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await expect(settings).toBeHidden();
+  await expect(consolePage.tool('todo_list')).toHaveAttribute('data-state', 'executable');
+  await expect(consolePage.toolsInState('executable')).toHaveCount(3);
+
+  await page.reload();
+  await expect(consolePage.tool('todo_list')).toHaveAttribute('data-state', 'executable');
+
+  // A new gateway on the same data dir: new port, new token, same settings.
+  await capstan.stop();
+  const restarted = await startCapstan(dataDir);
+  try {
+    await consolePage.open(restarted.consoleUrl);
+    await expect(consolePage.tool('todo_list')).toHaveAttribute('data-state', 'executable');
+    await expect(consolePage.toolsInState('executable')).toHaveCount(3);
+    const detail = await consolePage.select('todo_list');
+    await detail.getByRole('button', { name: 'Execute' }).click();
+    await expect(consolePage.latestExecution).toContainText('ok');
+  } finally {
+    await restarted.stop();
+  }
+});
+
+test('removing a tool from the whitelist makes it read-only; Cancel discards changes', async ({ consolePage, page }) => {
+  const settings = consolePage.settingsDialog();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await settings.getByRole('checkbox', { name: /local_status/ }).uncheck();
+  await settings.getByRole('button', { name: 'Cancel' }).click();
+  await expect(settings).toBeHidden();
+  await expect(consolePage.tool('local_status')).toHaveAttribute('data-state', 'executable');
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(settings.getByRole('checkbox', { name: /local_status/ })).toBeChecked();
+  await settings.getByRole('checkbox', { name: /local_status/ }).uncheck();
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await expect(consolePage.tool('local_status')).toHaveAttribute('data-state', 'read-only');
+});
+
+test('tools that need confirmation cannot be whitelisted, and Settings says why', async ({ consolePage, page }) => {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = consolePage.settingsDialog();
+  // Focus moves into the dialog, and Escape closes it.
+  await expect(settings.getByRole('checkbox').first()).toBeFocused();
+  await expect(settings.getByRole('checkbox')).toHaveCount(7);
+  await expect(settings.getByRole('checkbox', { name: /http_check/ })).toHaveCount(0);
+  await expect(settings).toContainText('http_check');
+  await expect(settings).toContainText('cannot be whitelisted');
+  await page.keyboard.press('Escape');
+  await expect(settings).toBeHidden();
+  await expect(consolePage.tool('http_check')).toHaveAttribute('data-state', 'locked');
+});
