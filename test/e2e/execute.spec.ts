@@ -25,6 +25,20 @@ test('executing time_now shows its requestId and JSON result in Recent execution
   expect(response.result).toHaveProperty('utcOffset');
 });
 
+test('Copy puts the full JSON of an execution on the clipboard', async ({ consolePage, page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  const entry = consolePage.latestExecution;
+  await entry.getByRole('button', { name: 'Copy JSON' }).click();
+  await expect(entry.getByRole('button', { name: 'Copied' })).toBeVisible();
+  const copied = await page.evaluate<string>('navigator.clipboard.readText()');
+  expect(JSON.parse(copied)).toEqual(await consolePage.responseOf(entry));
+
+  // The JSON is collapsible.
+  await entry.getByText('Result JSON').click();
+  await expect(entry.locator('pre.json-block')).toBeHidden();
+});
+
 test('arguments typed in the generated form are sent, and Enter runs the tool', async ({ consolePage }) => {
   const detail = await consolePage.select('time_now');
   await detail.getByLabel('timezone').fill('Asia/Tokyo');

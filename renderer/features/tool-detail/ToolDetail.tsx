@@ -34,7 +34,9 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
           <h2 id="tool-detail-heading" className="tool-detail__name">
             {tool.name}
           </h2>
-          <p className="tool-detail__title">{tool.title}</p>
+          <p className="tool-detail__title">
+            {tool.title} <code className="tool-detail__id" title="Capability id">{tool.id}</code>
+          </p>
         </div>
         <ToolStateBadge state={state} />
       </header>
