@@ -91,5 +91,7 @@ test('a read-only tool shows its form without Execute and says how to enable it'
 test('screenshot of the console after running time_now (for the README)', async ({ consolePage, page }) => {
   await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
   await expect(consolePage.latestExecution).toContainText('ok');
+  // Show the list from its top, whichever tool selecting scrolled to.
+  await consolePage.toolCards.first().scrollIntoViewIfNeeded();
   await page.screenshot({ path: SCREENSHOT });
 });
