@@ -94,13 +94,15 @@ export class LexicalIndex {
 
   /**
    * All documents matching the query that `accept` lets through, best first, ties by canonical
-   * id. A query with no terms matches nothing.
+   * id. A query with no terms matches nothing. Hits are materialized only for the slice asked
+   * for, so a broad query over a large catalog costs a sort, not thousands of objects.
    */
-  search(query: string, accept: (doc: number) => boolean = () => true): LexicalHit[] {
+  search(query: string, accept: (doc: number) => boolean = () => true): LexicalResult {
     const queryTerms = [...new Set(terms(query))];
-    if (queryTerms.length === 0) return [];
+    if (queryTerms.length === 0) return EMPTY_RESULT;
     const scores = this.#scores;
     const masks = this.#matchedMasks;
+    const termBest = this.#termBest;
     const touched: number[] = [];
 
     for (const term of queryTerms) {
@@ -110,8 +112,8 @@ export class LexicalIndex {
           const doc = postings.docs[i]!;
           const mask = postings.masks[i]!;
           const weight = FIELDS[31 - Math.clz32(mask & -mask)]!.weight / divisor;
-          if (this.#termBest[doc] === 0) termTouched.push(doc);
-          if (weight > this.#termBest[doc]!) this.#termBest[doc] = weight;
+          if (termBest[doc] === 0) termTouched.push(doc);
+          if (weight > termBest[doc]!) termBest[doc] = weight;
           masks[doc]! |= mask;
         }
       };
@@ -126,13 +128,12 @@ export class LexicalIndex {
       }
       for (const doc of termTouched) {
         if (scores[doc] === 0) touched.push(doc);
-        scores[doc]! += this.#termBest[doc]!;
-        this.#termBest[doc] = 0;
+        scores[doc]! += termBest[doc]!;
+        termBest[doc] = 0;
       }
     }
 
     const whole = normalize(query).trim();
-    const hits: LexicalHit[] = [];
     // Sort keys pack (integer score, doc) into one float so a typed-array sort orders them:
     // higher scores first, then lower doc positions, i.e. canonical id order.
     const keys = new Float64Array(touched.length);
@@ -140,23 +141,58 @@ export class LexicalIndex {
     for (const doc of touched) {
       if (accept(doc)) {
         const score = scores[doc]! + (this.#normalizedNames[doc] === whole ? EXACT_NAME_BONUS : 0);
-        scores[doc] = score;
         keys[kept++] = -score * DOC_BITS + doc;
-      } else {
-        scores[doc] = 0;
-        masks[doc] = 0;
       }
     }
     const order = keys.subarray(0, kept).sort();
-    for (const key of order) {
+    const docs = new Int32Array(kept);
+    const resultScores = new Float64Array(kept);
+    const resultMasks = new Uint8Array(kept);
+    for (let i = 0; i < kept; i++) {
+      const key = order[i]!;
       const doc = key - Math.floor(key / DOC_BITS) * DOC_BITS;
-      hits.push({ doc, score: scores[doc]!, matched: FIELDS.filter((_, bit) => masks[doc]! & (1 << bit)).map((f) => f.field) });
+      docs[i] = doc;
+      resultScores[i] = -(key - doc) / DOC_BITS;
+      resultMasks[i] = masks[doc]!;
+    }
+    // Leave the scratch space clean for the next query.
+    for (const doc of touched) {
       scores[doc] = 0;
       masks[doc] = 0;
     }
+    return new LexicalResult(docs, resultScores, resultMasks);
+  }
+}
+
+/** The ordered matches of one query; hits are built on demand. */
+export class LexicalResult {
+  constructor(
+    private readonly docs: Int32Array,
+    private readonly scores: Float64Array,
+    private readonly masks: Uint8Array,
+  ) {}
+
+  get length(): number {
+    return this.docs.length;
+  }
+
+  hit(rank: number): LexicalHit {
+    const mask = this.masks[rank]!;
+    return {
+      doc: this.docs[rank]!,
+      score: this.scores[rank]!,
+      matched: FIELDS.filter((_, bit) => mask & (1 << bit)).map((f) => f.field),
+    };
+  }
+
+  slice(start = 0, end = this.length): LexicalHit[] {
+    const hits: LexicalHit[] = [];
+    for (let rank = Math.max(0, start); rank < Math.min(end, this.length); rank++) hits.push(this.hit(rank));
     return hits;
   }
 }
+
+const EMPTY_RESULT = new LexicalResult(new Int32Array(0), new Float64Array(0), new Uint8Array(0));
 
 function lowerBound(sorted: readonly string[], value: string): number {
   let low = 0;

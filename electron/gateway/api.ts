@@ -50,7 +50,7 @@ export function createApiHandlers(parts: { db: Database; catalog: Catalog; confi
     getCatalog: async () => view(),
     searchCatalog: async ({ query }) => {
       const { entries, index, catalogGeneration } = catalog.snapshot();
-      const hits = index.search(query).map(({ doc, score, matched }) => ({ id: entries[doc]!.contract.id, score, matched }));
+      const hits = index.search(query).slice().map(({ doc, score, matched }) => ({ id: entries[doc]!.contract.id, score, matched }));
       return { analyzer: SEARCH_ANALYZER, catalogGeneration, hits };
     },
     getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),

@@ -45,7 +45,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
     return { reference: task.snapshot.reference(entry), kind, provider, name, title, description, tags };
   };
 
-  function page<T>(task: Task, all: T[], input: { limit?: number | undefined; cursor?: string | undefined }, listing: unknown) {
+  function page<T>(task: Task, all: { length: number; slice(start: number, end: number): T[] }, input: { limit?: number | undefined; cursor?: string | undefined }, listing: unknown) {
     const limit = input.limit ?? DEFAULT_PAGE_SIZE;
     if (limit > MAX_PAGE_SIZE) {
       throw new CapstanError('ARGUMENT_INVALID', `ARGUMENT_INVALID: limit must be at most ${MAX_PAGE_SIZE}`, { field: 'limit' });

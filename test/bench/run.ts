@@ -1,14 +1,29 @@
 /** `npm run bench`: every benchmark, each against a baseline measured in the same run. */
 import { fileURLToPath } from 'node:url';
 import { benchGatewayThroughput } from './gatewayThroughput';
+import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const only = process.argv.slice(2);
+const wanted = (name: string) => only.length === 0 || only.includes(name);
 
-console.log('Gateway: POST /tools/call (time_now), autocannon, 10 connections, 8 s each');
-const gateway = await benchGatewayThroughput(cli);
-console.table({
-  'capstan serve': { 'requests/s': fixed(gateway.capstan.requestsPerSecond, 0), 'p99 ms': gateway.capstan.p99Ms },
-  'bare node:http': { 'requests/s': fixed(gateway.baseline.requestsPerSecond, 0), 'p99 ms': gateway.baseline.p99Ms },
-});
-console.log(`throughput ratio capstan/bare: ${fixed(gateway.throughputRatio, 2)}; p99 ratio: ${fixed(gateway.p99Ratio, 2)}`);
+if (wanted('search')) {
+  const search = benchSearch();
+  console.log(`\nSearch: ${search.count} synthetic capabilities, ${search.queries} queries × 5 rounds, mean ${fixed(search.meanMatches, 0)} matches per query`);
+  console.table({
+    'lexical-v1': { 'build ms': fixed(search.lexical.buildMs), 'heap MB': fixed(search.lexical.heapMB), 'p50 ms': fixed(search.lexical.p50Ms, 3), 'p99 ms': fixed(search.lexical.p99Ms, 3) },
+    MiniSearch: { 'build ms': fixed(search.minisearch.buildMs), 'heap MB': fixed(search.minisearch.heapMB), 'p50 ms': fixed(search.minisearch.p50Ms, 3), 'p99 ms': fixed(search.minisearch.p99Ms, 3) },
+  });
+  console.log(`p99 ratio lexical-v1/MiniSearch: ${fixed(search.lexical.p99Ms / search.minisearch.p99Ms, 2)}; p50 ratio: ${fixed(search.lexical.p50Ms / search.minisearch.p50Ms, 2)}`);
+}
+
+if (wanted('gateway')) {
+  console.log('\nGateway: POST /tools/call (time_now), autocannon, 10 connections, 8 s each');
+  const gateway = await benchGatewayThroughput(cli);
+  console.table({
+    'capstan serve': { 'requests/s': fixed(gateway.capstan.requestsPerSecond, 0), 'p99 ms': gateway.capstan.p99Ms },
+    'bare node:http': { 'requests/s': fixed(gateway.baseline.requestsPerSecond, 0), 'p99 ms': gateway.baseline.p99Ms },
+  });
+  console.log(`throughput ratio capstan/bare: ${fixed(gateway.throughputRatio, 2)}; p99 ratio: ${fixed(gateway.p99Ratio, 2)}`);
+}

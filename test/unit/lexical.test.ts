@@ -12,7 +12,7 @@ const doc = (provider: string, name: string, extra: Partial<LexicalDocument> = {
   ...extra,
 });
 
-const ids = (index: LexicalIndex, query: string) => index.search(query).map((hit) => index.documents[hit.doc]!.id);
+const ids = (index: LexicalIndex, query: string) => index.search(query).slice().map((hit) => index.documents[hit.doc]!.id);
 
 describe('lexical-v1 normalization', () => {
   it('folds case and Unicode compatibility forms', () => {
@@ -50,12 +50,12 @@ describe('lexical-v1 scoring', () => {
   });
 
   it('matches the kind last', () => {
-    const hits = index.search('skill');
+    const hits = index.search('skill').slice();
     expect(hits.map((hit) => [index.documents[hit.doc]!.id, hit.matched])).toEqual([['skills:release', ['provider', 'kind']]]);
   });
 
   it('reports the score and every field each result matched', () => {
-    const [first, second] = index.search('notes search');
+    const [first, second] = index.search('notes search').slice();
     expect(index.documents[first!.doc]!.id).toBe('builtin:note_search');
     expect(first!.matched).toEqual(['name', 'tags', 'description']);
     expect(first!.score).toBeGreaterThan(second!.score);
@@ -68,19 +68,26 @@ describe('lexical-v1 scoring', () => {
 
   it('matches a term that starts a field term, at half weight', () => {
     expect(ids(index, 'note')).toEqual(['builtin:note_search']);
-    expect(index.search('insp')[0]!.score).toBe(index.search('inspect')[0]!.score / 2);
+    expect(index.search('insp').hit(0).score).toBe(index.search('inspect').hit(0).score / 2);
     expect(ids(index, 'n')).toEqual([]);
   });
 
   it('returns nothing when nothing matches, and never guesses', () => {
-    expect(index.search('printer')).toEqual([]);
-    expect(index.search('serach')).toEqual([]);
-    expect(index.search('')).toEqual([]);
-    expect(index.search(' -_. ')).toEqual([]);
+    expect(index.search('printer').length).toBe(0);
+    expect(index.search('serach').length).toBe(0);
+    expect(index.search('').length).toBe(0);
+    expect(index.search(' -_. ').length).toBe(0);
+  });
+
+  it('hands out any slice of the ordered hits', () => {
+    const result = index.search('search');
+    expect(result.slice(1, 3)).toEqual(result.slice().slice(1, 3));
+    expect(result.slice(4, 99)).toEqual([result.hit(4)]);
+    expect(result.slice(9, 12)).toEqual([]);
   });
 
   it('honours a filter without disturbing the order of what remains', () => {
-    const builtinOnly = index.search('search', (d) => index.documents[d]!.provider === 'builtin');
+    const builtinOnly = index.search('search', (d) => index.documents[d]!.provider === 'builtin').slice();
     expect(builtinOnly.map((hit) => index.documents[hit.doc]!.id)).toEqual(ids(index, 'search').filter((id) => id.startsWith('builtin:')));
   });
 });
@@ -113,7 +120,7 @@ describe('lexical-v1 properties', () => {
     fc.assert(
       fc.property(docs, query, (list, q) => {
         const index = new LexicalIndex(list.map((d) => doc(d.provider, d.name, d)));
-        const hits = index.search(q);
+        const hits = index.search(q).slice();
         expect(new Set(hits.map((h) => h.doc)).size).toBe(hits.length);
         for (let i = 1; i < hits.length; i++) {
           const [a, b] = [hits[i - 1]!, hits[i]!];
