@@ -58,6 +58,9 @@ test('the newest execution comes first and each run gets its own requestId', asy
 
   await expect(consolePage.executionEntries.nth(0)).toContainText('local_status');
   await expect(consolePage.executionEntries.nth(1)).toContainText('time_now');
+  // Only the newest result is expanded by itself.
+  await expect(consolePage.executionEntries.nth(0).locator('pre.json-block')).toBeVisible();
+  await expect(consolePage.executionEntries.nth(1).locator('pre.json-block')).toBeHidden();
   const ids = await consolePage.executions.getByTestId('request-id').allTextContents();
   expect(new Set(ids).size).toBe(2);
 });
@@ -78,6 +81,32 @@ test('note_search without a query shows the gateway error ARGUMENT_MISSING: quer
   const response = (await consolePage.responseOf(entry)) as { ok: boolean; error: { code: string } };
   expect(response.ok).toBe(false);
   expect(response.error.code).toBe('ARGUMENT_MISSING');
+});
+
+test('array arguments from the generated form reach the tool: a note added with tags is found again', async ({ consolePage, page }) => {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await consolePage.settingsDialog().getByRole('checkbox', { name: /note_add/ }).check();
+  await consolePage.settingsDialog().getByRole('checkbox', { name: /note_search/ }).check();
+  await consolePage.settingsDialog().getByRole('button', { name: 'Save' }).click();
+
+  const add = await consolePage.select('note_add');
+  await add.getByLabel('body').fill('The printer on floor 3 is offline after the switch swap');
+  await add.getByRole('button', { name: '+ Add item' }).click();
+  await add.getByRole('button', { name: '+ Add item' }).click();
+  await add.getByRole('textbox', { name: 'tags-1' }).fill('printer');
+  await add.getByRole('textbox', { name: 'tags-2' }).fill('floor-3');
+  await add.getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  const added = (await consolePage.responseOf(consolePage.latestExecution)) as { result: { tags: string[] } };
+  expect(added.result.tags).toEqual(['printer', 'floor-3']);
+
+  const search = await consolePage.select('note_search');
+  await search.getByLabel('query').fill('printer');
+  await search.getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.executionEntries).toHaveCount(2);
+  await expect(consolePage.latestExecution).toContainText('note_search');
+  const found = (await consolePage.responseOf(consolePage.latestExecution)) as { result: { total: number } };
+  expect(found.result.total).toBe(1);
 });
 
 test('a read-only tool shows its form without Execute and says how to enable it', async ({ consolePage }) => {

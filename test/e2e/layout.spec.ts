@@ -32,11 +32,14 @@ test('at 900 px wide the layout stacks and nothing scrolls sideways', async ({ c
   await (await consolePage.select('local_status')).getByRole('button', { name: 'Execute' }).click();
   await expect(consolePage.latestExecution).toContainText('ok');
   await consolePage.select('http_check');
+  // Below the whole list, the chosen tool's panel is brought into view.
+  await expect(consolePage.detail('http_check').getByRole('heading', { name: 'http_check' })).toBeInViewport();
 
   const list = await page.getByRole('region', { name: 'Tools' }).boundingBox();
   const detail = await consolePage.detail('http_check').boundingBox();
   expect(list && detail && detail.y >= list.y + list.height - 1).toBe(true);
   expect(await hasHorizontalScroll(page)).toBe(false);
+  await page.evaluate('window.scrollTo(0, 0)');
   await expect(page.getByRole('button', { name: 'Settings' })).toBeInViewport();
 });
 

@@ -35,8 +35,10 @@ function Status({ execution }: { execution: Execution }) {
 }
 
 export function ExecutionEntry({ execution, isNewest }: { execution: Execution; isNewest: boolean }) {
-  // The newest answer opens by itself; older ones stay as the operator left them.
-  const [open, setOpen] = useState(isNewest);
+  // Only the newest answer is open by itself, so the panel stays short; once the operator opens
+  // or closes an entry, it stays that way.
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const open = chosen ?? isNewest;
   const answer = execution.response ?? (execution.error ? { requestId: execution.requestId, ok: false, error: execution.error } : undefined);
   const json = answer === undefined ? '' : formatJson(answer);
 
@@ -57,12 +59,17 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
         <span className="muted">requestId</span> <code data-testid="request-id">{execution.requestId}</code>
       </div>
       {execution.error && (
-        <p className="execution__error" role="status">
-          {describeError(execution.error)}
-        </p>
+        <p className="execution__error">{describeError(execution.error)}</p>
       )}
       {answer !== undefined && (
-        <details className="execution__json" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+        <details
+          className="execution__json"
+          open={open}
+          onToggle={(event) => {
+            // The event also fires when `open` changes from here; only a change by the operator is a choice.
+            if (event.currentTarget.open !== open) setChosen(event.currentTarget.open);
+          }}
+        >
           <summary>{execution.status === 'ok' ? 'Result JSON' : 'Response JSON'}</summary>
           <div className="execution__json-actions">
             <CopyButton text={json} label="Copy JSON" />

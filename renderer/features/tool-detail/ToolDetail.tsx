@@ -2,7 +2,7 @@
  * The selected tool: its contract, and the one way the console lets the operator run it,
  * according to its state: Execute (executable), nothing (read-only), or Review and run (locked).
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
 import { ConfirmationBadge, MutatingBadge, RiskBadge, ToolStateBadge, toolStateLook } from '../../ui/badges';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
@@ -19,6 +19,13 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
   const execute = useExecuteTool();
   const running = useToolRunning(tool.name);
   const openSettings = useConsoleUi((ui) => ui.setSettingsOpen);
+  const section = useRef<HTMLElement>(null);
+
+  // When the layout is stacked (below the 960 px breakpoint in layout.css) the panel sits under
+  // the whole list; bring it into view when a tool is chosen, or choosing seems to do nothing.
+  useEffect(() => {
+    if (window.matchMedia('(max-width: 959px)').matches) section.current?.scrollIntoView({ block: 'start' });
+  }, []);
 
   const submit = (data: unknown) => {
     const args = toArguments(data);
@@ -28,7 +35,7 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
   };
 
   return (
-    <section className="tool-detail" aria-labelledby="tool-detail-heading" data-state={state}>
+    <section ref={section} className="tool-detail" aria-labelledby="tool-detail-heading" data-state={state}>
       <header className="tool-detail__header">
         <div>
           <h2 id="tool-detail-heading" className="tool-detail__name">

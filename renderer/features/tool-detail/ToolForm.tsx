@@ -7,9 +7,11 @@ import Form from '@rjsf/core';
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
 import validator from '@rjsf/validator-ajv8';
 import type { ReactNode } from 'react';
+import { formButtonTemplates } from './formButtons';
 
 /** The console draws its own actions (Execute, Review and run) instead of RJSF's submit button. */
 const uiSchema: UiSchema = { 'ui:submitButtonOptions': { norender: true } };
+const templates = { ButtonTemplates: formButtonTemplates };
 
 interface ToolFormProps {
   schema: Record<string, unknown>;
@@ -27,6 +29,7 @@ export function ToolForm({ schema, formData, disabled = false, onChange, onSubmi
       className="tool-form"
       schema={schema as RJSFSchema}
       uiSchema={uiSchema}
+      templates={templates}
       validator={validator}
       noValidate
       noHtml5Validate
