@@ -1,16 +1,13 @@
 /** One call in Recent executions: who, what, how it went, and the gateway's full answer. */
 import { useState } from 'react';
-import type { ErrorBody } from '../../../shared/api';
 import type { Execution } from '../../state/executionsStore';
 import { CopyButton } from '../../ui/CopyButton';
+import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
 
-/** Gateway messages usually start with their code already ("ARGUMENT_MISSING: query"). */
 /** Whole milliseconds read best; below 10 ms a decimal still says something. */
 const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
-
-export const describeError = (error: ErrorBody) => (error.message.startsWith(error.code) ? error.message : `${error.code}: ${error.message}`);
 
 function Status({ execution }: { execution: Execution }) {
   if (execution.status === 'running') {
@@ -59,7 +56,7 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
         <span className="muted">requestId</span> <code data-testid="request-id">{execution.requestId}</code>
       </div>
       {execution.error && (
-        <p className="execution__error">{describeError(execution.error)}</p>
+        <p className="execution__error">{errorText(execution.error)}</p>
       )}
       {answer !== undefined && (
         <details

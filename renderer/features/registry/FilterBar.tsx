@@ -4,11 +4,11 @@ import type { ToolFilter } from '../../../shared/policy';
 import { useConsoleUi } from '../../state/uiStore';
 import { Icon } from '../../ui/Icon';
 
-const filters: { value: ToolFilter; label: string }[] = [
-  { value: 'all', label: 'All' },
-  { value: 'low-risk', label: 'Low risk' },
-  { value: 'confirm', label: 'Confirmation required' },
-];
+export const filterLabels: Record<ToolFilter, string> = {
+  all: 'All',
+  'low-risk': 'Low risk',
+  confirm: 'Confirmation required',
+};
 
 export function FilterBar({ shown, total }: { shown: number; total: number }) {
   const { filter, filterText, setFilter, setFilterText } = useConsoleUi();
@@ -16,15 +16,9 @@ export function FilterBar({ shown, total }: { shown: number; total: number }) {
   return (
     <div className="filter-bar">
       <div className="segmented" role="group" aria-label="Show tools">
-        {filters.map((option) => (
-          <button
-            key={option.value}
-            type="button"
-            className="segmented__option"
-            aria-pressed={filter === option.value}
-            onClick={() => setFilter(option.value)}
-          >
-            {option.label}
+        {(Object.keys(filterLabels) as ToolFilter[]).map((value) => (
+          <button key={value} type="button" className="segmented__option" aria-pressed={filter === value} onClick={() => setFilter(value)}>
+            {filterLabels[value]}
           </button>
         ))}
       </div>

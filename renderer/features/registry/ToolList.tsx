@@ -1,11 +1,9 @@
 /** The filtered registry, or a clear word when the filters leave nothing. */
 import { matchesFilter } from '../../../shared/policy';
 import { useConsoleUi } from '../../state/uiStore';
-import { FilterBar } from './FilterBar';
+import { FilterBar, filterLabels } from './FilterBar';
 import { ToolCard } from './ToolCard';
 import type { RegistryTool } from './useRegistry';
-
-const filterNames = { all: 'All', 'low-risk': 'Low risk', confirm: 'Confirmation required' } as const;
 
 export function ToolList({ entries }: { entries: RegistryTool[] }) {
   const { filter, filterText, selectedTool, selectTool, clearFilters } = useConsoleUi();
@@ -24,7 +22,7 @@ export function ToolList({ entries }: { entries: RegistryTool[] }) {
           ) : (
             <>
               <p>
-                No tool matches {filterText.trim() ? <>“{filterText.trim()}” under </> : null}the {filterNames[filter]} filter.
+                No tool matches {filterText.trim() ? <>“{filterText.trim()}” under </> : null}the {filterLabels[filter]} filter.
               </p>
               <button type="button" className="button" onClick={clearFilters}>
                 Clear filters

@@ -5,21 +5,21 @@
  */
 import { useState } from 'react';
 import { useSaveSettings } from '../../api/hooks';
+import { ApiError } from '../../api/transport';
 import { useConsoleUi } from '../../state/uiStore';
 import { RiskBadge } from '../../ui/badges';
 import { Dialog } from '../../ui/Dialog';
+import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 import type { RegistryTool } from '../registry/useRegistry';
-import { describeError } from '../executions/ExecutionEntry';
-import { ApiError } from '../../api/transport';
 
 export function SettingsDialog({ entries, whitelist }: { entries: RegistryTool[]; whitelist: string[] }) {
   const open = useConsoleUi((ui) => ui.settingsOpen);
   const setOpen = useConsoleUi((ui) => ui.setSettingsOpen);
   return (
     <Dialog open={open} onClose={() => setOpen(false)} title="Settings" className="settings-dialog">
-      {/* Mounted only while open, so every opening starts from what the gateway has saved. */}
-      {open && <WhitelistEditor entries={entries} saved={whitelist} onDone={() => setOpen(false)} />}
+      {/* Dialog mounts its body only while open, so every opening starts from what the gateway has saved. */}
+      <WhitelistEditor entries={entries} saved={whitelist} onDone={() => setOpen(false)} />
     </Dialog>
   );
 }
@@ -84,7 +84,7 @@ function WhitelistEditor({ entries, saved, onDone }: { entries: RegistryTool[]; 
       )}
       {save.error && (
         <p className="notice notice--error" role="alert">
-          Could not save: {save.error instanceof ApiError ? describeError(save.error.body) : save.error.message}
+          Could not save: {save.error instanceof ApiError ? errorText(save.error.body) : save.error.message}
         </p>
       )}
       <div className="dialog__footer">
