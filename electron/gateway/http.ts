@@ -55,6 +55,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     logController: new LogController({ disableRequestLogging: true }),
     requestTimeout: 60_000,
     return503OnClosing: true,
+    // Closing must not wait on a browser's idle pre-connected socket, a half-sent request or a
+    // live event stream: on shutdown every connection is destroyed.
+    forceCloseConnections: true,
   });
   let allowedHost: (hostHeader: string | undefined) => boolean = () => false;
 

@@ -55,3 +55,21 @@ describe('capstan serve', () => {
     await first.exited;
   });
 });
+
+describe('capstan serve shutdown', () => {
+  it('exits at once on SIGTERM even with an idle connection and a half-sent request open', async () => {
+    const { connect } = await import('node:net');
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 't']);
+    const { hostname, port } = new URL(serve.url);
+    const idle = connect(Number(port), hostname);
+    const partial = connect(Number(port), hostname);
+    await Promise.all([idle, partial].map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+    partial.write('POST /tools/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"tool":');
+    const started = Date.now();
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(2000);
+    idle.destroy();
+    partial.destroy();
+  });
+});
