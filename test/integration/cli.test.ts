@@ -63,6 +63,8 @@ describe('capstan serve shutdown', () => {
     const { hostname, port } = new URL(serve.url);
     const idle = connect(Number(port), hostname);
     const partial = connect(Number(port), hostname);
+    // The server resets them as it goes down; that is the point.
+    for (const socket of [idle, partial]) socket.on('error', () => {});
     await Promise.all([idle, partial].map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
     partial.write('POST /tools/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"tool":');
     const started = Date.now();
