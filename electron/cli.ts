@@ -55,6 +55,7 @@ async function serve(args: string[]): Promise<void> {
   const host = await createHost({ dataDir: values['data-dir'] ?? defaultDataDir(), skillsDirs: values['skills-dir'], logger });
   const gateway = await startHttpGateway({
     handlers: host.handlers,
+    events: host.events,
     logger,
     token,
     host: values.host,

@@ -12,6 +12,7 @@ import { readConfig, type CapstanConfig } from './config';
 import { createApiHandlers, type ApiHandlers } from './gateway/api';
 import { Confirmations } from './gateway/confirmations';
 import { createDiscovery } from './gateway/discovery';
+import { EventBus } from './events';
 import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';
 import { skillsProvider } from './providers/skills';
@@ -31,6 +32,7 @@ export interface Host {
   db: Database;
   catalog: Catalog;
   tasks: Tasks;
+  events: EventBus;
   handlers: ApiHandlers;
   logger: Logger;
   close(): void;
@@ -51,7 +53,11 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     db.close();
     throw error;
   }
-  catalog.onChange((change) => logger.info(change, 'catalog changed'));
+  const events = new EventBus();
+  catalog.onChange((change) => {
+    logger.info(change, 'catalog changed');
+    events.publish({ type: 'catalog', ...change });
+  });
   const tasks = new Tasks(catalog, { grants: config.grants, budget: config.admission });
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   return {
@@ -60,6 +66,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     db,
     catalog,
     tasks,
+    events,
     handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery }),
     logger,
     close: () => {

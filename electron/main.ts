@@ -24,7 +24,7 @@ import {
 } from 'electron';
 import pino from 'pino';
 import { operations, type OperationName } from '../shared/api';
-import { ipcChannel } from '../shared/ipc';
+import { IPC_EVENT_CHANNEL, ipcChannel } from '../shared/ipc';
 import { startHttpGateway, type HttpGateway } from './gateway/http';
 import { confirmationPrompt, createIpcDispatcher, isTrustedSender, type ConfirmationRequest, type IpcDispatcher } from './gateway/ipc';
 import { createHost, type Host } from './host';
@@ -180,7 +180,7 @@ export function menuTemplate(consoleUrl: string | undefined, platform: NodeJS.Pl
 /** The loopback gateway on the chosen port, or any free one when that port is taken. */
 async function startGateway(host: Host, options: ShellOptions, logger: pino.Logger): Promise<HttpGateway> {
   const start = (port: number) =>
-    startHttpGateway({ handlers: host.handlers, logger, token: options.token, host: '127.0.0.1', port, rendererDir: join(__dirname, 'renderer') });
+    startHttpGateway({ handlers: host.handlers, events: host.events, logger, token: options.token, host: '127.0.0.1', port, rendererDir: join(__dirname, 'renderer') });
   try {
     return await start(options.port);
   } catch (error) {
@@ -233,6 +233,10 @@ async function start(): Promise<Shell | undefined> {
   app.setAboutPanelOptions({ applicationName: APP_NAME, applicationVersion: app.getVersion() });
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(gateway?.consoleUrl)));
   window = createMainWindow();
+  // Live events reach whichever window is open now.
+  host.events.subscribe((event) => {
+    if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);
+  });
 
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) window = createMainWindow();

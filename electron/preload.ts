@@ -4,7 +4,7 @@
  * no ipcRenderer, no generic send. Main checks the sender and the payload again.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { ipcChannel, isOperationName, type CapstanBridge, type IpcReply } from '../shared/ipc';
+import { IPC_EVENT_CHANNEL, ipcChannel, isOperationName, type CapstanBridge, type IpcReply } from '../shared/ipc';
 
 const bridge: CapstanBridge = {
   invoke: (operation, input) => {
@@ -17,6 +17,12 @@ const bridge: CapstanBridge = {
       return Promise.resolve(refused);
     }
     return ipcRenderer.invoke(ipcChannel(operation), input);
+  },
+  onEvent: (listener) => {
+    // The page gets the event alone, never the IpcRendererEvent (it carries the sender).
+    const forward = (_event: unknown, payload: Parameters<typeof listener>[0]) => listener(payload);
+    ipcRenderer.on(IPC_EVENT_CHANNEL, forward);
+    return () => void ipcRenderer.removeListener(IPC_EVENT_CHANNEL, forward);
   },
 };
 

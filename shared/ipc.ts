@@ -3,6 +3,7 @@
  * Each operation of the API contract has exactly one channel; nothing else crosses IPC.
  */
 import type { ErrorBody, OperationInput, OperationName, OperationOutput } from './api';
+import type { CapstanEvent } from './events';
 
 /**
  * Every operation's name, without the schemas, so the sandboxed preload stays small (importing
@@ -37,10 +38,15 @@ export type IpcChannel = ReturnType<typeof ipcChannel<OperationName>>;
 
 export const ipcChannels = OPERATION_NAMES.map(ipcChannel);
 
+/** Main → renderer: live events (see shared/events.ts). */
+export const IPC_EVENT_CHANNEL = 'capstan:event';
+
 /** IPC replies are envelopes so error codes survive the trip (a thrown Error would lose them). */
 export type IpcReply<K extends OperationName> = { ok: true; value: OperationOutput<K> } | { ok: false; error: ErrorBody };
 
 /** The narrow surface the preload exposes on `window.capstan`. */
 export interface CapstanBridge {
   invoke<K extends OperationName>(operation: K, input: OperationInput<K>): Promise<IpcReply<K>>;
+  /** Live events from main; returns the function that stops listening. */
+  onEvent(listener: (event: CapstanEvent) => void): () => void;
 }

@@ -5,6 +5,8 @@
  */
 import type { CapabilityReference, CatalogEntry, Diagnostic, ProviderInfo } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
+import type { CatalogChanged } from '../../shared/events';
+import type { z } from 'zod';
 import { ContractError, contractHash, createSchemaCompiler, skillContract, toolContract, type CompiledTool } from './contract';
 import type { Provider, SkillSource } from './provider';
 import { Snapshot, type SnapshotEntry } from './snapshot';
@@ -25,11 +27,7 @@ interface Binding {
   reloading: Promise<unknown>;
 }
 
-export interface CatalogChange {
-  catalogGeneration: number;
-  provider: string;
-  reason: 'loaded' | 'changed' | 'diagnostics' | 'enabled' | 'disabled' | 'revoked' | 'restored';
-}
+export type CatalogChange = Omit<z.infer<typeof CatalogChanged>, 'type'>;
 
 export class Catalog {
   readonly #ajv = createSchemaCompiler();

@@ -16,7 +16,9 @@ import Fastify, {
 } from 'fastify';
 import { operations, type ErrorBody, type ErrorEnvelope, type OperationName } from '../../shared/api';
 import { CapstanError, errorCodes, type ErrorCode } from '../../shared/errors';
+import { EVENTS_PATH } from '../../shared/events';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
+import type { EventBus } from '../events';
 import { ZodUndefined } from 'zod';
 import { dispatch, resolveRequestId, type ApiHandlers } from './api';
 
@@ -24,6 +26,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface HttpGatewayOptions {
   handlers: ApiHandlers;
+  events: EventBus;
   logger: FastifyBaseLogger;
   token: string;
   host: string;
@@ -96,6 +99,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         throw new CapstanError('UNAUTHORIZED', 'UNAUTHORIZED: send Authorization: Bearer <token>');
       }
     });
+    api.get(EVENTS_PATH, (request, reply) => streamEvents(request, reply, options.events));
     for (const operation of Object.keys(operations) as OperationName[]) {
       const { method, path } = operations[operation];
       api.route({
@@ -134,6 +138,27 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     close: () => app.close(),
   };
 }
+
+/** Server-Sent Events: one `event:`/`data:` block per event, and a comment now and then so idle proxies and clients know the stream is alive. */
+function streamEvents(request: FastifyRequest, reply: FastifyReply, events: EventBus): void {
+  reply.hijack();
+  const stream = reply.raw;
+  stream.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-request-id': request.requestId,
+    'x-content-type-options': 'nosniff',
+  });
+  stream.write(': capstan events\n\n');
+  const unsubscribe = events.subscribe((event) => stream.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+  const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+  request.raw.once('close', () => {
+    unsubscribe();
+    clearInterval(heartbeat);
+  });
+}
+
+const SSE_HEARTBEAT_MS = 15_000;
 
 function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string): void {
   request.requestId = requestId;

@@ -26,7 +26,7 @@ export async function startTestGateway(options: { dataDir?: string; skillsDirs?:
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}) });
   const token = `test-${Math.random().toString(36).slice(2)}`;
-  const gateway = await startHttpGateway({ handlers: host.handlers, logger, token, host: '127.0.0.1', port: 0 });
+  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, logger, token, host: '127.0.0.1', port: 0 });
 
   const request: TestGateway['request'] = (path, init = {}) =>
     fetch(`${gateway.url}${path}`, {
