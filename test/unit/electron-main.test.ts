@@ -29,6 +29,11 @@ const fake = vi.hoisted(() => {
     }
   }
   class WebContents extends Emitter {
+    /** What main sent the page, as [channel, payload]. */
+    readonly sent: unknown[][] = [];
+    send(channel: string, payload: unknown) {
+      this.sent.push([channel, payload]);
+    }
     windowOpenHandler: ((details: { url: string }) => unknown) | undefined;
     setWindowOpenHandler(handler: (details: { url: string }) => unknown) {
       this.windowOpenHandler = handler;
@@ -113,7 +118,7 @@ const fake = vi.hoisted(() => {
       nativeTheme: { shouldUseDarkColors: false },
       clipboard: { writeText: vi.fn() },
       contextBridge: { exposeInMainWorld: (key: string, api: unknown) => void exposed.push([key, api]) },
-      ipcRenderer: { invoke: vi.fn(), send: vi.fn(), on: vi.fn() },
+      ipcRenderer: { invoke: vi.fn(), send: vi.fn(), on: vi.fn(), removeListener: vi.fn() },
     },
   };
 });
@@ -339,6 +344,16 @@ describe('the window', () => {
 });
 
 describe('IPC', () => {
+  it('forwards the host\'s live events to the window', () => {
+    const before = window().webContents.sent.length;
+    shell.host.catalog.setEnabled('skills', false);
+    shell.host.catalog.setEnabled('skills', true);
+    expect(window().webContents.sent.slice(before)).toEqual([
+      ['capstan:event', expect.objectContaining({ type: 'catalog', provider: 'skills', reason: 'disabled' })],
+      ['capstan:event', expect.objectContaining({ type: 'catalog', provider: 'skills', reason: 'enabled' })],
+    ]);
+  });
+
   it('handles every shared channel', () => {
     expect([...fake.handlers.keys()].sort()).toEqual([...ipcChannels].sort());
   });
@@ -435,10 +450,22 @@ describe('the preload', () => {
     ipcRenderer.invoke.mockImplementation((channel: string, payload: unknown) => invoke(channel, payload));
   });
 
-  it('exposes a single invoke function and nothing of Electron', () => {
-    expect(Object.keys(bridge)).toEqual(['invoke']);
-    expect(typeof bridge.invoke).toBe('function');
+  it('exposes invoke and onEvent, and nothing of Electron', () => {
+    expect(Object.keys(bridge)).toEqual(['invoke', 'onEvent']);
+    expect(Object.values(bridge).every((value) => typeof value === 'function')).toBe(true);
     expect(Object.values(bridge)).not.toContain(ipcRenderer);
+  });
+
+  it('hands the page live events without the IPC event object, and stops on request', () => {
+    const received: unknown[] = [];
+    const stop = bridge.onEvent((event) => received.push(event));
+    const [channel, forward] = ipcRenderer.on.mock.lastCall as [string, (event: unknown, payload: unknown) => void];
+    expect(channel).toBe('capstan:event');
+    const payload = { type: 'catalog', catalogGeneration: 3, provider: 'skills', reason: 'changed' };
+    forward({ sender: 'the IpcRenderer itself' }, payload);
+    expect(received).toEqual([payload]);
+    stop();
+    expect(ipcRenderer.removeListener).toHaveBeenCalledWith('capstan:event', forward);
   });
 
   it('reaches main over the shared channels', async () => {
