@@ -56,6 +56,7 @@ async function serve(args: string[]): Promise<void> {
   const gateway = await startHttpGateway({
     handlers: host.handlers,
     events: host.events,
+    ledger: host.ledger,
     logger,
     token,
     host: values.host,

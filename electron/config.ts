@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Grant } from '../shared/capability';
 import { DEFAULT_ADMISSION_BUDGET } from './runtime/admission';
 import { DEFAULT_GRANTS } from './runtime/grants';
+import { DEFAULT_GRACE_MS } from './runtime/tasks';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -25,6 +26,8 @@ export const CapstanConfig = z.strictObject({
     .refine((b) => b.budgetTokens - b.baseTokens - b.marginTokens > 0, 'budgetTokens must exceed baseTokens + marginTokens'),
   /** More skills directories, besides `<data dir>/skills`. */
   skillsDirs: z.array(z.string().min(1)).default([]),
+  /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
+  cancellation: z.strictObject({ graceMs: z.number().int().min(0).max(600_000).default(DEFAULT_GRACE_MS) }).default({ graceMs: DEFAULT_GRACE_MS }),
   /** Providers to start disabled, by name. */
   disabledProviders: z.array(z.string()).default([]),
 });

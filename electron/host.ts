@@ -16,7 +16,8 @@ import { EventBus } from './events';
 import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';
 import { skillsProvider } from './providers/skills';
-import { Tasks } from './runtime/tasks';
+import { Ledger, loadLedgerKey } from './runtime/ledger';
+import { TaskRuntime } from './runtime/tasks';
 import { openDatabase, type Database } from './store/database';
 
 export interface HostOptions {
@@ -31,7 +32,8 @@ export interface Host {
   config: CapstanConfig;
   db: Database;
   catalog: Catalog;
-  tasks: Tasks;
+  ledger: Ledger;
+  tasks: TaskRuntime;
   events: EventBus;
   handlers: ApiHandlers;
   logger: Logger;
@@ -58,16 +60,20 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     logger.info(change, 'catalog changed');
     events.publish({ type: 'catalog', ...change });
   });
-  const tasks = new Tasks(catalog, { grants: config.grants, budget: config.admission });
+  const ledger = new Ledger(db, loadLedgerKey(dataDir));
+  const tasks = new TaskRuntime(catalog, ledger, { grants: config.grants, budget: config.admission, graceMs: config.cancellation.graceMs });
+  ledger.onAppend((entry) => events.publish({ type: 'ledger', entry }));
+  tasks.onChange((task) => events.publish({ type: 'task', task }));
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   return {
     dataDir,
     config,
     db,
     catalog,
+    ledger,
     tasks,
     events,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery }),
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery, tasks, ledger }),
     logger,
     close: () => {
       catalog.close();

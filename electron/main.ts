@@ -180,7 +180,7 @@ export function menuTemplate(consoleUrl: string | undefined, platform: NodeJS.Pl
 /** The loopback gateway on the chosen port, or any free one when that port is taken. */
 async function startGateway(host: Host, options: ShellOptions, logger: pino.Logger): Promise<HttpGateway> {
   const start = (port: number) =>
-    startHttpGateway({ handlers: host.handlers, events: host.events, logger, token: options.token, host: '127.0.0.1', port, rendererDir: join(__dirname, 'renderer') });
+    startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token: options.token, host: '127.0.0.1', port, rendererDir: join(__dirname, 'renderer') });
   try {
     return await start(options.port);
   } catch (error) {

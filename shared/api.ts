@@ -23,6 +23,8 @@ import {
   ToolsLoadInput,
   ToolsLoadOutput,
 } from './discovery';
+import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
+import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
 
 export { RiskLevel } from './capability';
@@ -57,6 +59,10 @@ export const ToolCallRequest = z.strictObject({
   arguments: z.record(z.string(), z.unknown()).default({}),
   requestId: z.string().max(1024).optional(),
   confirmation: z.string().max(256).optional(),
+  /** The session whose running task the call joins (default "operator"); one is started if none runs. */
+  sessionId: z.string().min(1).max(128).optional(),
+  /** Or a specific task, which must be running. */
+  taskId: z.string().min(1).max(128).optional(),
 });
 export type ToolCallRequest = z.input<typeof ToolCallRequest>;
 
@@ -82,12 +88,15 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export const ToolCallSuccess = z.object({
   requestId: z.string(),
+  taskId: z.string(),
   ok: z.literal(true),
   result: z.unknown(),
   durationMs: z.number(),
 });
 export const ToolCallFailure = z.object({
   requestId: z.string(),
+  /** Absent when the call was refused before it joined a task (unknown tool, bad arguments). */
+  taskId: z.string().optional(),
   ok: z.literal(false),
   error: ErrorBody,
 });
@@ -117,6 +126,17 @@ export const operations = {
   getDiagnostics: { method: 'GET', path: '/diagnostics', input: NoInput, output: DiagnosticsOutput },
   setProviderEnabled: { method: 'POST', path: '/providers/enabled', input: ProviderEnabledInput, output: CatalogView },
   setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView },
+
+  // Sessions, tasks and the ledger.
+  listTasks: { method: 'GET', path: '/tasks', input: NoInput, output: TasksView },
+  taskAction: { method: 'POST', path: '/tasks', input: TaskAction, output: TaskView },
+  cancelTask: { method: 'POST', path: '/tasks/:id/cancel', input: TaskIdInput, output: TaskView },
+  resumeTask: { method: 'POST', path: '/tasks/:id/resume', input: TaskIdInput, output: TaskView },
+  acknowledgeOutcome: { method: 'POST', path: '/tasks/:id/acknowledge', input: AcknowledgeInput, output: SessionView },
+  reduceGrant: { method: 'POST', path: '/tasks/:id/grants', input: ReduceGrantInput, output: TaskView },
+  getLedger: { method: 'GET', path: '/ledger', input: LedgerQuery, output: LedgerPage },
+  verifyLedger: { method: 'GET', path: '/ledger/verify', input: NoInput, output: LedgerVerification },
+  checkEvidence: { method: 'POST', path: '/ledger/evidence', input: EvidenceCheckInput, output: EvidenceCheck },
 
   // Model-facing discovery, run in a task.
   capabilities_list: { method: 'POST', path: '/discovery/capabilities_list', input: CapabilitiesListInput, output: CapabilitiesListOutput },

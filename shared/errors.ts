@@ -36,6 +36,21 @@ export const errorCodes = {
     meaning: "Loading or activating would overflow the task's capability context; reports `need`, `margin`, `ceiling` and `inUse`.",
   },
   TASK_NOT_FOUND: { status: 404, meaning: 'No task or session with that id.' },
+  TASK_ACTIVE: { status: 409, meaning: 'The session already has an active task: steer it, queue a follow-up or supersede it.' },
+  TASK_NOT_ACTIVE: {
+    status: 409,
+    meaning: 'The task is not running (queued, blocked, cancelling, quiescing or finished): it takes no new calls or input.',
+  },
+  MUTATION_BLOCKED: {
+    status: 423,
+    meaning: 'A mutating call of this session ended with an unknown outcome; acknowledge it before another mutating call. Reads still run.',
+  },
+  NOTHING_TO_ACKNOWLEDGE: { status: 409, meaning: 'No mutating call with that requestId has an unknown outcome in the session.' },
+  CALL_CANCELLED: { status: 409, meaning: 'The task was cancelled while the call ran, and the tool stopped. Side effects are not rolled back.' },
+  OUTCOME_UNKNOWN: {
+    status: 504,
+    meaning: 'The call neither finished nor acknowledged its cancellation or deadline within the grace period; its side effects are unknown.',
+  },
   TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

@@ -3,6 +3,8 @@
  * `capstan:event` channel over IPC. Clients refresh what an event says has changed.
  */
 import { z } from 'zod';
+import { LedgerEntry } from './ledger';
+import { TaskView } from './tasks';
 
 export const CatalogChanged = z.object({
   type: z.literal('catalog'),
@@ -11,7 +13,12 @@ export const CatalogChanged = z.object({
   reason: z.enum(['loaded', 'changed', 'diagnostics', 'enabled', 'disabled', 'revoked', 'restored']),
 });
 
-export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged]);
+/** A new ledger entry; over SSE its `id:` is the entry's sequence number, for Last-Event-ID. */
+export const LedgerAppended = z.object({ type: z.literal('ledger'), entry: LedgerEntry });
+/** A task's new state (its transitions are also ledger entries). */
+export const TaskChanged = z.object({ type: z.literal('task'), task: TaskView });
+
+export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged]);
 export type CapstanEvent = z.infer<typeof CapstanEvent>;
 
 /** Where HTTP clients read the event stream (IPC uses IPC_EVENT_CHANNEL from ipc.ts). */

@@ -15,6 +15,8 @@ import type { ToolContract } from '../../shared/capability';
 import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
+import type { Ledger } from '../runtime/ledger';
+import type { TaskRuntime } from '../runtime/tasks';
 import type { Database } from '../store/database';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Confirmations } from './confirmations';
@@ -27,8 +29,15 @@ export type ApiHandlers = {
   [K in OperationName]: (input: z.output<Operations[K]['input']>, context: CallContext) => Promise<OperationOutput<K>>;
 };
 
-export function createApiHandlers(parts: { db: Database; catalog: Catalog; confirmations: Confirmations; discovery: Discovery }): ApiHandlers {
-  const { catalog, db, discovery } = parts;
+export function createApiHandlers(parts: {
+  db: Database;
+  catalog: Catalog;
+  confirmations: Confirmations;
+  discovery: Discovery;
+  tasks: TaskRuntime;
+  ledger: Ledger;
+}): ApiHandlers {
+  const { catalog, db, discovery, tasks, ledger } = parts;
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
@@ -62,6 +71,39 @@ export function createApiHandlers(parts: { db: Database; catalog: Catalog; confi
       if (!catalog.live(id)) throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: no capability "${id}"`);
       catalog.setRevoked(id, revoked);
       return view();
+    },
+
+    listTasks: async () => tasks.view(),
+    taskAction: async (input) => {
+      switch (input.action) {
+        case 'start':
+          return tasks.start(input.sessionId, input.title, input.input).view();
+        case 'steer':
+          return tasks.steer(input.sessionId, input.taskId, input.text).view();
+        case 'follow_up':
+          return tasks.followUp(input.sessionId, input.title, input.input, input.requiresSuccess).view();
+        case 'supersede':
+          return (await tasks.supersede(input.sessionId, input.title, input.input)).view();
+        case 'finish':
+          return (await tasks.finish(input.sessionId, input.taskId, input.message, input.outcome)).view();
+      }
+    },
+    cancelTask: async ({ id }) => (await tasks.cancel(id)).view(),
+    resumeTask: async ({ id }) => tasks.resume(id).view(),
+    acknowledgeOutcome: async ({ id, requestId }) => tasks.acknowledge(id, requestId),
+    reduceGrant: async ({ id, grant }) => tasks.reduceGrant(id, grant).view(),
+    getLedger: async (query) => ({ entries: ledger.query(query), lastSeq: ledger.lastSeq }),
+    verifyLedger: async () => ledger.verify(),
+    checkEvidence: async ({ requestId, result }) => {
+      const finished = ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).findLast((entry) => typeof entry.details.resultDigest === 'string');
+      if (!finished) return { requestId, seq: null, matches: false, reason: 'no successful call with this requestId is in the ledger' };
+      const matches = finished.details.resultDigest === ledger.digest(result);
+      return {
+        requestId,
+        seq: finished.seq,
+        matches,
+        reason: matches ? `matches the digest in ledger entry ${finished.seq}` : `differs from the digest in ledger entry ${finished.seq}`,
+      };
     },
 
     capabilities_list: async (input) => discovery.capabilities_list(input),

@@ -27,12 +27,15 @@ import type { Cursors } from '../catalog/cursor';
 import { canonicalJson } from '../catalog/digest';
 import type { SnapshotEntry } from '../catalog/snapshot';
 import { estimateTokens } from '../runtime/admission';
-import type { Task, Tasks } from '../runtime/tasks';
+import type { TaskRuntime } from '../runtime/tasks';
+
+/** A task that has started, so it holds its snapshot, grants and context. */
+type Task = ReturnType<TaskRuntime['resolve']>;
 
 type In<T extends z.ZodType> = z.output<T>;
 type Out<T extends z.ZodType> = z.infer<T>;
 
-export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog; tasks: Tasks; cursors: Cursors }) {
+export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog; tasks: TaskRuntime; cursors: Cursors }) {
   /** What a task may see: model-discoverable, granted at least `discover`, and usable right now. */
   const visible = (task: Task, entry: SnapshotEntry) =>
     entry.contract.modelDiscoverable &&

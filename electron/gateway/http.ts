@@ -16,9 +16,10 @@ import Fastify, {
 } from 'fastify';
 import { operations, type ErrorBody, type ErrorEnvelope, type OperationName } from '../../shared/api';
 import { CapstanError, errorCodes, type ErrorCode } from '../../shared/errors';
-import { EVENTS_PATH } from '../../shared/events';
+import { EVENTS_PATH, type CapstanEvent } from '../../shared/events';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
 import type { EventBus } from '../events';
+import type { Ledger } from '../runtime/ledger';
 import { ZodUndefined } from 'zod';
 import { dispatch, resolveRequestId, type ApiHandlers } from './api';
 
@@ -27,6 +28,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface HttpGatewayOptions {
   handlers: ApiHandlers;
   events: EventBus;
+  /** For replaying ledger entries a reconnecting event stream missed. */
+  ledger: Ledger;
   logger: FastifyBaseLogger;
   token: string;
   host: string;
@@ -99,14 +102,14 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         throw new CapstanError('UNAUTHORIZED', 'UNAUTHORIZED: send Authorization: Bearer <token>');
       }
     });
-    api.get(EVENTS_PATH, (request, reply) => streamEvents(request, reply, options.events));
+    api.get(EVENTS_PATH, (request, reply) => streamEvents(request, reply, options.events, options.ledger));
     for (const operation of Object.keys(operations) as OperationName[]) {
       const { method, path } = operations[operation];
       api.route({
         method,
         url: path,
         handler: async (request, reply) => {
-          const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : request.body;
+          const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : withParams(request.body, request.params);
           const output = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log });
           if (isFailedCall(output)) reply.code(errorCodes[output.error.code].status);
           return output;
@@ -139,8 +142,13 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   };
 }
 
-/** Server-Sent Events: one `event:`/`data:` block per event, and a comment now and then so idle proxies and clients know the stream is alive. */
-function streamEvents(request: FastifyRequest, reply: FastifyReply, events: EventBus): void {
+/**
+ * Server-Sent Events: one `event:`/`data:` block per event, and a comment now and then so idle
+ * connections stay open. Ledger entries carry their sequence number as `id:`, so a client that
+ * reconnects with `Last-Event-ID` (or `?after=`) first gets every entry it missed.
+ */
+function streamEvents(request: FastifyRequest, reply: FastifyReply, events: EventBus, ledger: Ledger): void {
+  const resumeFrom = Number(request.headers['last-event-id'] ?? (request.query as { after?: string }).after ?? ledger.lastSeq);
   reply.hijack();
   const stream = reply.raw;
   stream.writeHead(200, {
@@ -150,7 +158,21 @@ function streamEvents(request: FastifyRequest, reply: FastifyReply, events: Even
     'x-content-type-options': 'nosniff',
   });
   stream.write(': capstan events\n\n');
-  const unsubscribe = events.subscribe((event) => stream.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+  let sentSeq = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : ledger.lastSeq;
+  const send = (event: CapstanEvent) => {
+    if (event.type === 'ledger') {
+      if (event.entry.seq <= sentSeq) return;
+      sentSeq = event.entry.seq;
+      stream.write(`id: ${event.entry.seq}\n`);
+    }
+    stream.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+  // Subscribe, then replay synchronously: nothing can be appended in between, and `send`
+  // drops anything already sent, so each entry goes out exactly once and in order.
+  const unsubscribe = events.subscribe(send);
+  for (let page = ledger.query({ after: sentSeq, limit: 1000 }); page.length > 0; page = ledger.query({ after: sentSeq, limit: 1000 })) {
+    for (const entry of page) send({ type: 'ledger', entry });
+  }
   const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
   request.raw.once('close', () => {
     unsubscribe();
@@ -163,6 +185,14 @@ const SSE_HEARTBEAT_MS = 15_000;
 function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string): void {
   request.requestId = requestId;
   request.log = app.log.child({ requestId });
+}
+
+/** A route's path parameters (`/tasks/:id/cancel`) join the body's fields. */
+function withParams(body: unknown, params: unknown): unknown {
+  const fromPath = params as Record<string, string>;
+  if (Object.keys(fromPath).length === 0) return body;
+  if (body === undefined || body === null) return { ...fromPath };
+  return typeof body === 'object' && !Array.isArray(body) ? { ...body, ...fromPath } : body;
 }
 
 const isFailedCall = (output: unknown): output is { ok: false; error: ErrorBody } =>

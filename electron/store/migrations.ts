@@ -33,4 +33,25 @@ export const migrations: readonly string[] = [
     created_at TEXT NOT NULL
   ) STRICT;
   `,
+  `
+  CREATE TABLE ledger (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    task_id TEXT,
+    session_id TEXT,
+    request_id TEXT,
+    capability TEXT,
+    details TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX ledger_by_task ON ledger (task_id, seq);
+  CREATE INDEX ledger_by_request ON ledger (request_id, seq);
+  CREATE INDEX ledger_by_capability ON ledger (capability, seq);
+  CREATE INDEX ledger_by_kind ON ledger (kind, seq);
+  -- Append-only, enforced by the database itself.
+  CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+  CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+  `,
 ];

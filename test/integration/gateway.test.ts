@@ -10,7 +10,15 @@ let gw: TestGateway;
 let target: LoopbackServer;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({
+    config: {
+      cancellation: { graceMs: 200 },
+      grants: [
+        { pattern: 'builtin:*', authority: 'execute' },
+        { pattern: 'test:*', authority: 'execute' },
+      ],
+    },
+  });
   target = await startLoopbackServer();
   // Tools that misbehave, to show a failing tool never takes the gateway down.
   const misbehaving = [
@@ -40,6 +48,19 @@ beforeAll(async () => {
       returnExample: null,
       timeoutMs: 100,
       run: () => new Promise(() => {}),
+    }),
+    defineTool({
+      name: 'slow_but_polite',
+      title: 'Slow but polite',
+      description: 'Runs past its deadline but stops when aborted',
+      riskLevel: 'low',
+      needConfirm: false,
+      mutating: false,
+      tags: ['test'],
+      inputSchema: { type: 'object', additionalProperties: false },
+      returnExample: null,
+      timeoutMs: 100,
+      run: (_args, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
     }),
   ];
   await gw.host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: misbehaving, skills: [], diagnostics: [] }) });
@@ -129,14 +150,23 @@ describe('POST /tools/call', () => {
     expect(badUrl.body.error).toMatchObject({ code: 'ARGUMENT_INVALID', field: 'url' });
   });
 
-  it('answers TOOL_FAILED when a tool throws or times out, and keeps serving', async () => {
+  it('answers TOOL_FAILED when a tool throws or runs past its deadline, and keeps serving', async () => {
     const thrown = await gw.call({ tool: 'always_throws' });
     expect(thrown.status).toBe(500);
-    expect(thrown.body.error).toEqual({ code: 'TOOL_FAILED', message: 'TOOL_FAILED: always_throws: disk on fire' });
+    expect(thrown.body.error).toEqual({ code: 'TOOL_FAILED', message: 'TOOL_FAILED: test:always_throws: disk on fire' });
+    const late = await gw.call({ tool: 'slow_but_polite' });
+    expect(late.status).toBe(500);
+    expect(late.body.error).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining('did not finish within its deadline') });
+    expect((await gw.call({ tool: 'time_now' })).status).toBe(200);
+  });
+
+  it('answers OUTCOME_UNKNOWN when a tool ignores its deadline past the grace period', async () => {
     const started = Date.now();
     const stuck = await gw.call({ tool: 'never_returns' });
-    expect(stuck.body.error).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining('did not finish within 100 ms') });
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(stuck.status).toBe(504);
+    expect(stuck.body.error).toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(Date.now() - started).toBeLessThan(3000);
     expect((await gw.call({ tool: 'time_now' })).status).toBe(200);
   });
 });

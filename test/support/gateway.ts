@@ -1,5 +1,5 @@
 /** Starts a real gateway on an ephemeral loopback port over a fresh data dir, capturing its logs. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -20,13 +20,14 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-export async function startTestGateway(options: { dataDir?: string; skillsDirs?: string[] } = {}): Promise<TestGateway> {
+export async function startTestGateway(options: { dataDir?: string; skillsDirs?: string[]; config?: Record<string, unknown> } = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-it-'));
+  if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}) });
   const token = `test-${Math.random().toString(36).slice(2)}`;
-  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, logger, token, host: '127.0.0.1', port: 0 });
+  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token, host: '127.0.0.1', port: 0 });
 
   const request: TestGateway['request'] = (path, init = {}) =>
     fetch(`${gateway.url}${path}`, {

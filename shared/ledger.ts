@@ -1,0 +1,62 @@
+/**
+ * The ledger as clients read it: an append-only, hash-chained record of capability calls,
+ * confirmations, grant reductions, cancellations, acknowledgements and task transitions.
+ * Evidence is redacted: inputs and outputs appear only as keyed digests.
+ */
+import { z } from 'zod';
+
+export const LedgerKind = z.enum([
+  'call_started',
+  'call_finished',
+  'confirmation',
+  'grant_reduced',
+  'cancellation',
+  'acknowledgement',
+  'task_transition',
+]);
+export type LedgerKind = z.infer<typeof LedgerKind>;
+
+export const LedgerEntry = z.object({
+  seq: z.number().int().positive(),
+  at: z.string(),
+  kind: LedgerKind,
+  taskId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  requestId: z.string().nullable(),
+  capability: z.string().nullable(),
+  /** Kind-specific facts; never raw arguments or results, only their keyed digests. */
+  details: z.record(z.string(), z.unknown()),
+  prevHash: z.string(),
+  hash: z.string(),
+});
+export type LedgerEntry = z.infer<typeof LedgerEntry>;
+
+export const MAX_LEDGER_PAGE = 1000;
+
+export const LedgerQuery = z.strictObject({
+  taskId: z.string().max(128).optional(),
+  requestId: z.string().max(128).optional(),
+  capability: z.string().max(300).optional(),
+  kind: LedgerKind.optional(),
+  /** Only entries with a greater sequence number. */
+  after: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().positive().max(MAX_LEDGER_PAGE).optional(),
+});
+export type LedgerQuery = z.infer<typeof LedgerQuery>;
+
+export const LedgerPage = z.object({ entries: z.array(LedgerEntry), lastSeq: z.number().int().nonnegative() });
+
+export const LedgerVerification = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), entries: z.number().int(), lastSeq: z.number().int() }),
+  z.object({ ok: z.literal(false), entries: z.number().int(), brokenAt: z.number().int(), reason: z.string() }),
+]);
+export type LedgerVerification = z.infer<typeof LedgerVerification>;
+
+export const EvidenceCheckInput = z.strictObject({ requestId: z.string().min(1).max(128), result: z.unknown() });
+export const EvidenceCheck = z.object({
+  requestId: z.string(),
+  /** The call_finished entry holding the digest, when the call is in the ledger. */
+  seq: z.number().int().nullable(),
+  matches: z.boolean(),
+  reason: z.string(),
+});

@@ -1,0 +1,91 @@
+/** Sessions and tasks as clients see them, and the task actions of `POST /tasks`. */
+import { z } from 'zod';
+import { Grant } from './capability';
+
+export const TaskState = z.enum(['queued', 'blocked', 'running', 'cancelling', 'quiescing', 'succeeded', 'failed', 'cancelled', 'superseded']);
+export type TaskState = z.infer<typeof TaskState>;
+export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled', 'superseded'];
+/** A session's active task is in one of these; at most one at a time. */
+export const ACTIVE_STATES: readonly TaskState[] = ['running', 'cancelling', 'quiescing'];
+
+export const CallStatus = z.enum(['ok', 'error', 'refused', 'cancelled', 'outcome_unknown']);
+export type CallStatus = z.infer<typeof CallStatus>;
+
+export const Message = z.object({ role: z.enum(['operator', 'task']), text: z.string(), taskId: z.string(), at: z.string() });
+export type Message = z.infer<typeof Message>;
+
+/** What a successor receives of its predecessor: a redacted control-plane digest, nothing more. */
+export const Handoff = z.object({
+  predecessorId: z.string(),
+  terminalStatus: TaskState,
+  finalMessage: z.string().nullable(),
+  callCounts: z.record(CallStatus, z.number().int()),
+  /** Only the capability names the successor itself may discover. */
+  discoverable: z.array(z.string()),
+  /** The session's conversation up to the successor's submission. */
+  conversation: z.array(Message),
+});
+export type Handoff = z.infer<typeof Handoff>;
+
+export const TaskView = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  title: z.string(),
+  state: TaskState,
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  requiresSuccess: z.boolean(),
+  predecessorId: z.string().nullable(),
+  finalMessage: z.string().nullable(),
+  steers: z.array(z.object({ text: z.string(), at: z.string() })),
+  catalogGeneration: z.number().int().nullable(),
+  callCounts: z.record(CallStatus, z.number().int()),
+  callsInFlight: z.number().int(),
+  handoff: Handoff.nullable(),
+});
+export type TaskView = z.infer<typeof TaskView>;
+
+export const UnknownOutcome = z.object({ requestId: z.string(), taskId: z.string(), capability: z.string(), at: z.string() });
+
+export const SessionView = z.object({
+  id: z.string(),
+  activeTaskId: z.string().nullable(),
+  /** Mutating calls whose outcome is unknown: new mutations wait for an acknowledgement. */
+  unknownOutcomes: z.array(UnknownOutcome),
+  conversation: z.array(Message),
+});
+
+export const TasksView = z.object({ sessions: z.array(SessionView), tasks: z.array(TaskView) });
+export type TasksView = z.infer<typeof TasksView>;
+
+export const DEFAULT_SESSION = 'operator';
+
+const text = z.string().trim().min(1).max(10_000);
+const session = { sessionId: z.string().min(1).max(128).default(DEFAULT_SESSION) };
+
+export const TaskAction = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('start'), ...session, title: z.string().trim().min(1).max(200), input: text.optional() }),
+  z.strictObject({ action: z.literal('steer'), ...session, taskId: z.string().optional(), text }),
+  z.strictObject({
+    action: z.literal('follow_up'),
+    ...session,
+    title: z.string().trim().min(1).max(200),
+    input: text.optional(),
+    /** Run only if the predecessor succeeds; otherwise wait, blocked, for the operator. */
+    requiresSuccess: z.boolean().default(false),
+  }),
+  z.strictObject({ action: z.literal('supersede'), ...session, title: z.string().trim().min(1).max(200), input: text.optional() }),
+  z.strictObject({
+    action: z.literal('finish'),
+    ...session,
+    taskId: z.string().optional(),
+    message: text,
+    outcome: z.enum(['succeeded', 'failed']).default('succeeded'),
+  }),
+]);
+export type TaskAction = z.input<typeof TaskAction>;
+
+export const TaskIdInput = z.strictObject({ id: z.string().min(1).max(128) });
+export const AcknowledgeInput = z.strictObject({ id: z.string().min(1).max(128), requestId: z.string().min(1).max(128) });
+export const ReduceGrantInput = z.strictObject({ id: z.string().min(1).max(128), grant: Grant });
