@@ -92,8 +92,14 @@ export class Call {
    */
   run(work: (signal: AbortSignal) => unknown, timeoutMs: number): Promise<CallOutcome> {
     const deadline = setTimeout(() => this.abort('deadline'), timeoutMs);
-    Promise.resolve()
-      .then(() => work(this.signal))
+    // Started synchronously, so a cancellation that follows at once finds the work listening.
+    let working: Promise<unknown>;
+    try {
+      working = Promise.resolve(work(this.signal));
+    } catch (error) {
+      working = Promise.reject(error);
+    }
+    working
       .then(
         (result) => this.#decide({ status: 'ok', result }),
         (error: unknown) =>

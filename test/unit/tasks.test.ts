@@ -1,0 +1,205 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../electron/runtime/tasks';
+import { ACTIVE_STATES, type TaskState } from '../../shared/tasks';
+import { politeRead, quickWrite, runtimeFixture, stubbornWrite, type RuntimeFixture } from '../support/runtime';
+
+let fixture: RuntimeFixture | undefined;
+afterEach(() => {
+  fixture?.close();
+  fixture = undefined;
+});
+
+const states = (tasks: Task[]) => tasks.map((task) => task.state);
+const transitions = (f: RuntimeFixture, taskId: string) =>
+  f.ledger.query({ taskId, kind: 'task_transition', limit: 1000 }).map((entry) => entry.details.to);
+
+/** Runs a test tool in a task the way the gateway does. */
+function runCall(f: RuntimeFixture, task: Task, tool: 'stubborn_write' | 'polite_read' | 'quick_write', requestId: string) {
+  const { contract, tool: compiled } = f.catalog.resolveTool(tool);
+  const call = f.runtime.beginCall(task, { requestId, capability: contract.id, mutating: contract.mutating, details: {} }, () => ({}));
+  return call.run((signal) => compiled.definition.run({}, { signal, requestId }), 60_000);
+}
+
+describe('the task state machine', () => {
+  it('starts, steers and finishes a task, recording every transition', async () => {
+    fixture = await runtimeFixture();
+    const { runtime } = fixture!;
+    const task = runtime.start('s', 'printer offline on floor 3', 'The printer on floor 3 is offline');
+    expect(task.state).toBe('running');
+    expect(() => runtime.start('s', 'another')).toThrow(expect.objectContaining({ code: 'TASK_ACTIVE' }));
+    runtime.steer('s', undefined, 'It shows error E-41');
+    await runtime.finish('s', task.id, 'Replaced the fuser; printing again.', 'succeeded');
+    expect(task.state).toBe('succeeded');
+    expect(transitions(fixture!, task.id)).toEqual(['queued', 'running', 'quiescing', 'succeeded']);
+    expect(runtime.view().sessions[0]!.conversation.map((m) => [m.role, m.text])).toEqual([
+      ['operator', 'The printer on floor 3 is offline'],
+      ['operator', 'It shows error E-41'],
+      ['task', 'Replaced the fuser; printing again.'],
+    ]);
+    expect(() => runtime.steer('s', task.id, 'too late')).toThrow(expect.objectContaining({ code: 'TASK_NOT_ACTIVE' }));
+  });
+
+  it('queues a follow-up and runs it after its predecessor, with the redacted handoff', async () => {
+    fixture = await runtimeFixture({ tools: [quickWrite] });
+    const { runtime } = fixture!;
+    const first = runtime.start('s', 'first', 'do the first thing');
+    await runCall(fixture!, first, 'quick_write', 'r1');
+    const second = runtime.followUp('s', 'second', 'then the second', false);
+    runtime.steer('s', undefined, 'a steer after the follow-up was submitted');
+    expect(second.state).toBe('queued');
+    await runtime.finish('s', first.id, 'first done', 'failed');
+    // Not dependent: it runs even though the first failed.
+    expect(second.state).toBe('running');
+    expect(second.handoff).toEqual({
+      predecessorId: first.id,
+      terminalStatus: 'failed',
+      finalMessage: 'first done',
+      callCounts: { ok: 1, error: 0, refused: 0, cancelled: 0, outcome_unknown: 0 },
+      discoverable: ['test:quick_write'],
+      conversation: [expect.objectContaining({ text: 'do the first thing' })],
+    });
+    expect(second.snapshot).not.toBe(undefined);
+    expect(second.grants).not.toBe(first.grants);
+  });
+
+  it('keeps a dependent follow-up blocked after a failure until the operator resumes it', async () => {
+    fixture = await runtimeFixture();
+    const { runtime } = fixture!;
+    const first = runtime.start('s', 'first');
+    const dependent = runtime.followUp('s', 'dependent', undefined, true);
+    const after = runtime.followUp('s', 'after', undefined, false);
+    await runtime.cancel(first.id);
+    expect(states([first, dependent, after])).toEqual(['cancelled', 'blocked', 'queued']);
+    runtime.resume(dependent.id);
+    expect(dependent.state).toBe('running');
+    await runtime.finish('s', dependent.id, 'done', 'succeeded');
+    expect(after.state).toBe('running');
+  });
+
+  it('lets the operator cancel or replace a blocked follow-up', async () => {
+    fixture = await runtimeFixture();
+    const { runtime } = fixture!;
+    const first = runtime.start('s', 'first');
+    const blocked = runtime.followUp('s', 'dependent', undefined, true);
+    await runtime.finish('s', first.id, 'no luck', 'failed');
+    expect(blocked.state).toBe('blocked');
+    const replacement = await runtime.supersede('s', 'a better plan');
+    expect(blocked.state).toBe('superseded');
+    expect(replacement.state).toBe('running');
+  });
+});
+
+describe('cancellation', () => {
+  it('stops new calls at once, aborts running ones, and waits for the barrier', async () => {
+    fixture = await runtimeFixture({ tools: [politeRead] });
+    const { runtime } = fixture!;
+    const task = runtime.start('s', 'slow reads');
+    const pending = runCall(fixture!, task, 'polite_read', 'read-1');
+    const cancelling = runtime.cancel(task.id);
+    expect(task.state).toBe('quiescing');
+    expect(() => runtime.taskForCall({ sessionId: 's' })).toThrow(expect.objectContaining({ code: 'TASK_NOT_ACTIVE' }));
+    expect(await pending).toMatchObject({ status: 'cancelled' });
+    await cancelling;
+    expect(task.state).toBe('cancelled');
+    const ends = fixture!.ledger.query({ requestId: 'read-1', kind: 'call_finished' });
+    expect(ends.map((e) => e.details.status)).toEqual(['cancelled']);
+  });
+
+  it('supersedes only after the barrier, and a stubborn mutating call blocks later mutations', async () => {
+    fixture = await runtimeFixture({ tools: [stubbornWrite, quickWrite, politeRead], graceMs: 150 });
+    const { runtime } = fixture!;
+    const task = runtime.start('s', 'write things');
+    const stubborn = runCall(fixture!, task, 'stubborn_write', 'w-1');
+    const started = Date.now();
+    const replacement = await runtime.supersede('s', 'start over');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(await stubborn).toEqual({ status: 'outcome_unknown' });
+    expect(task.state).toBe('superseded');
+    // The barrier held: the replacement started only after the unknown outcome was recorded.
+    const seqOf = (kind: string, where: (details: Record<string, unknown>) => boolean) =>
+      fixture!.ledger.query({ kind: kind as never, limit: 1000 }).find((e) => where(e.details))!.seq;
+    expect(seqOf('call_finished', (d) => d.status === 'outcome_unknown')).toBeLessThan(
+      fixture!.ledger.query({ taskId: replacement.id, kind: 'task_transition' }).find((e) => e.details.to === 'running')!.seq,
+    );
+
+    expect(() => runtime.assertMayMutate(replacement)).toThrow(expect.objectContaining({ code: 'MUTATION_BLOCKED' }));
+    // Reads still run in the successor.
+    const read = runCall(fixture!, replacement, 'polite_read', 'r-1');
+    const cancelled = runtime.cancel(replacement.id);
+    expect((await read).status).toBe('cancelled');
+    await cancelled;
+
+    runtime.acknowledge(task.id, 'w-1');
+    expect(() => runtime.assertMayMutate(runtime.start('s', 'after the acknowledgement'))).not.toThrow();
+    expect(fixture!.ledger.query({ kind: 'acknowledgement' })).toMatchObject([{ requestId: 'w-1', capability: 'test:stubborn_write' }]);
+    expect(() => runtime.acknowledge(task.id, 'w-1')).toThrow(expect.objectContaining({ code: 'NOTHING_TO_ACKNOWLEDGE' }));
+  });
+});
+
+describe('runtime invariants under random action sequences', () => {
+  type Action =
+    | { kind: 'start' | 'followUp' | 'supersede'; dependent: boolean }
+    | { kind: 'finish'; failed: boolean }
+    | { kind: 'cancelActive' | 'cancelWaiting' | 'resume' | 'call' | 'steer' };
+  const action: fc.Arbitrary<Action> = fc.oneof(
+    fc.record({ kind: fc.constantFrom('start', 'followUp', 'supersede' as const), dependent: fc.boolean() }),
+    fc.record({ kind: fc.constant('finish' as const), failed: fc.boolean() }),
+    fc.record({ kind: fc.constantFrom('cancelActive', 'cancelWaiting', 'resume', 'call', 'steer' as const) }),
+  );
+
+  it('one active task per session, every started call ends once, increasing sequence, a verified chain, no blocked task runs by itself', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 25 }), async (actions) => {
+        const f = await runtimeFixture({ tools: [quickWrite] });
+        const blockedSeen = new Set<string>();
+        const resumed = new Set<string>();
+        try {
+          for (const [i, a] of actions.entries()) {
+            const session = f.runtime.view().sessions.find((s) => s.id === 's');
+            const tasks = f.runtime.view().tasks;
+            const active = tasks.find((t) => ACTIVE_STATES.includes(t.state));
+            const waiting = tasks.find((t) => t.state === 'queued' || t.state === 'blocked');
+            try {
+              if (a.kind === 'start') f.runtime.start('s', `t${i}`);
+              if (a.kind === 'followUp') f.runtime.followUp('s', `t${i}`, undefined, a.dependent);
+              if (a.kind === 'supersede') await f.runtime.supersede('s', `t${i}`);
+              if (a.kind === 'finish' && active) await f.runtime.finish('s', active.id, 'done', a.failed ? 'failed' : 'succeeded');
+              if (a.kind === 'cancelActive' && active) await f.runtime.cancel(active.id);
+              if (a.kind === 'cancelWaiting' && waiting) await f.runtime.cancel(waiting.id);
+              if (a.kind === 'resume' && waiting?.state === 'blocked') {
+                resumed.add(waiting.id);
+                f.runtime.resume(waiting.id);
+              }
+              if (a.kind === 'call' && active?.state === 'running') await runCall(f, f.runtime.get(active.id), 'quick_write', `c${i}`);
+              if (a.kind === 'steer') f.runtime.steer('s', undefined, `note ${i}`);
+            } catch (error) {
+              expect(['TASK_ACTIVE', 'TASK_NOT_ACTIVE', 'TASK_NOT_FOUND']).toContain((error as { code?: string }).code);
+            }
+            void session;
+            const now = f.runtime.view().tasks;
+            expect(now.filter((t) => ACTIVE_STATES.includes(t.state)).length).toBeLessThanOrEqual(1);
+            for (const t of now) {
+              if (t.state === 'blocked') blockedSeen.add(t.id);
+              // A task seen blocked runs only after the operator resumed it (or never).
+              if (blockedSeen.has(t.id) && (['running', 'quiescing', 'succeeded', 'failed'] as TaskState[]).includes(t.state)) {
+                expect(resumed.has(t.id)).toBe(true);
+              }
+            }
+          }
+          await Promise.all(f.runtime.view().tasks.filter((t) => t.state === 'running').map((t) => f.runtime.cancel(t.id)));
+          const entries = f.ledger.query({ limit: 1000 });
+          entries.forEach((entry, index) => expect(entry.seq).toBe(index + 1));
+          const started = entries.filter((e) => e.kind === 'call_started').map((e) => e.requestId);
+          const finished = entries.filter((e) => e.kind === 'call_finished').map((e) => e.requestId);
+          expect(finished.sort()).toEqual(started.sort());
+          expect(new Set(finished).size).toBe(finished.length);
+          expect(f.ledger.verify()).toMatchObject({ ok: true, entries: entries.length });
+        } finally {
+          f.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
