@@ -11,6 +11,9 @@ import { startHttpGateway } from './gateway/http';
 import { ConfigError } from './config';
 import { createHost } from './host';
 import { defaultDataDir } from './paths';
+import { Ledger, loadLedgerKey } from './runtime/ledger';
+import { openDatabase } from './store/database';
+import type { LedgerEntry } from '../shared/ledger';
 
 const USAGE = `Usage: capstan <command> [options]
 
@@ -23,6 +26,10 @@ Commands:
                            (default: the per-user app-data folder)
            --skills-dir D  another folder of <name>/SKILL.md skills (repeatable)
            --log-level L   fatal, error, warn, info, debug or silent (default info; logs go to stderr)
+  ledger verify    Check the ledger's hash chain; exit 1 and name the first broken entry
+  ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
+  ledger export    Print every entry as JSON lines (--after SEQ to start later)
+           --data-dir DIR  as for serve
 `;
 
 export class UsageError extends Error {}
@@ -83,7 +90,66 @@ async function serve(args: string[]): Promise<void> {
   logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { serve };
+/** The ledger commands open the database directly, so they work with or without a running serve. */
+async function ledgerCommand(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      'data-dir': { type: 'string' },
+      n: { type: 'string', short: 'n', default: '20' },
+      follow: { type: 'boolean', short: 'f', default: false },
+      after: { type: 'string', default: '0' },
+    },
+    strict: true,
+  });
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  const db = openDatabase(dataDir);
+  const ledger = new Ledger(db, loadLedgerKey(dataDir));
+  const print = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+  try {
+    if (sub === 'verify') {
+      const result = ledger.verify();
+      if (result.ok) {
+        process.stdout.write(`ledger ok: ${result.entries} entries, chain verified up to seq ${result.lastSeq}\n`);
+        return;
+      }
+      process.stdout.write(`ledger BROKEN at seq ${result.brokenAt}: ${result.reason} (${result.entries} entries verified before it)\n`);
+      process.exitCode = 1;
+    } else if (sub === 'tail') {
+      const count = Number(values.n);
+      if (!Number.isInteger(count) || count < 1) throw new UsageError(`-n must be a positive integer, got "${values.n}"`);
+      let last = 0;
+      for (const entry of ledger.tail(count)) {
+        print(entry);
+        last = entry.seq;
+      }
+      if (!values.follow) return;
+      // Another process appends; poll the file, which WAL makes cheap and safe.
+      await new Promise<never>(() => {
+        setInterval(() => {
+          for (const entry of ledger.query({ after: last, limit: 1000 })) {
+            print(entry);
+            last = entry.seq;
+          }
+        }, 500);
+      });
+    } else if (sub === 'export') {
+      let after = Number(values.after);
+      if (!Number.isInteger(after) || after < 0) throw new UsageError(`--after must be a sequence number, got "${values.after}"`);
+      for (let page = ledger.query({ after, limit: 1000 }); page.length > 0; page = ledger.query({ after, limit: 1000 })) {
+        for (const entry of page) print(entry);
+        after = page.at(-1)!.seq;
+      }
+    } else {
+      throw new UsageError(`ledger needs verify, tail or export${sub ? `, not "${sub}"` : ''}`);
+    }
+  } finally {
+    if (!values.follow) db.close();
+  }
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = { serve, ledger: ledgerCommand };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -98,7 +164,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     await run(rest);
-    return 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`capstan ${command}: ${(error as Error).message}\n`);
