@@ -25,7 +25,7 @@ describe('durability', () => {
             headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
             body: JSON.stringify({ tool: i % 2 ? 'note_add' : 'todo_list', arguments: i % 2 ? { body: `note ${i}` } : {}, requestId }),
           });
-          if ((await response.json()).ok) answered.push(requestId);
+          if (((await response.json()) as { ok: boolean }).ok) answered.push(requestId);
         } catch {
           return; // the server is gone
         }

@@ -68,7 +68,7 @@ describe('tasks over HTTP', () => {
     expect(cancelled.body.state).toBe('cancelled');
     const answered = await write;
     expect(answered.status).toBe(504);
-    expect(answered.body.error.code).toBe('OUTCOME_UNKNOWN');
+    expect(answered.body.error?.code).toBe('OUTCOME_UNKNOWN');
 
     const blocked = await gw.call({ tool: 'note_add', sessionId: 'stuck', arguments: { body: 'should wait' } });
     expect(blocked.status).toBe(423);
@@ -94,7 +94,7 @@ describe('tasks over HTTP', () => {
     await post('/tasks', { action: 'finish', sessionId: 'done', message: 'ok' });
     const late = await gw.call({ tool: 'time_now', taskId: task.body.id });
     expect(late.status).toBe(409);
-    expect(late.body.error.code).toBe('TASK_NOT_ACTIVE');
+    expect(late.body.error?.code).toBe('TASK_NOT_ACTIVE');
     expect((await post('/tasks/task-nope/cancel')).body.error.code).toBe('TASK_NOT_FOUND');
     expect((await post('/tasks', { action: 'dance' })).status).toBe(400);
   });
@@ -105,7 +105,7 @@ describe('the ledger over HTTP', () => {
     const call = await gw.call({ tool: 'local_status', requestId: 'evidence-1' });
     const check = await post('/ledger/evidence', { requestId: 'evidence-1', result: call.body.result });
     expect(check.body).toMatchObject({ matches: true, seq: expect.any(Number) });
-    const tampered = await post('/ledger/evidence', { requestId: 'evidence-1', result: { ...call.body.result, hostname: 'elsewhere' } });
+    const tampered = await post('/ledger/evidence', { requestId: 'evidence-1', result: { ...(call.body.result as Json), hostname: 'elsewhere' } });
     expect(tampered.body.matches).toBe(false);
     expect((await post('/ledger/evidence', { requestId: 'never-ran', result: {} })).body.seq).toBeNull();
     expect(await get('/ledger/verify')).toMatchObject({ ok: true });
