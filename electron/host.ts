@@ -77,6 +77,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     logger,
     close: () => {
       catalog.close();
+      ledger.flush();
       db.close();
     },
   };

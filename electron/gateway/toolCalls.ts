@@ -79,6 +79,8 @@ export function createToolCaller({ catalog, confirmations, tasks, ledger }: Part
       return { requestId, taskId: task.id, ok: true, result: asJson(outcome.result), durationMs };
     } catch (error) {
       const problem = error instanceof CapstanError ? error : failure({ status: 'error', error, timedOut: false }, call.tool);
+      // A refusal recorded in the task is on disk before the client hears of it.
+      if (task) await ledger.durable();
       const level = problem.status >= 500 ? 'warn' : 'info';
       log[level]({ tool: call.tool, taskId: task?.id, ok: false, code: problem.code, durationMs: elapsed() }, problem.message);
       return { requestId, ...(task ? { taskId: task.id } : {}), ok: false, error: { code: problem.code, message: problem.message, ...problem.details } };

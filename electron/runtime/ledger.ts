@@ -1,8 +1,12 @@
 /**
  * The ledger: append-only and tamper-evident. Every entry carries the hash of the one before;
  * UPDATE and DELETE are refused by triggers in the database; evidence is stored only as
- * HMAC-SHA256 digests under a per-install key. Appends are synchronous, so an entry written
- * before a response is sent survives the process being killed.
+ * HMAC-SHA256 digests under a per-install key.
+ *
+ * Appends made in one turn of the event loop share one transaction (group commit): under load
+ * that is one WAL write for many entries. Whoever answers a client first awaits `durable()`, so
+ * an entry a client heard about survives the process being killed; listeners hear of entries
+ * only once they are committed.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -68,6 +72,10 @@ export class Ledger {
   readonly #insert;
   #lastSeq: number;
   #lastHash: string;
+  /** Entries appended in the open transaction, announced once it commits. */
+  #pending: LedgerEntry[] = [];
+  #committed: Promise<void> = Promise.resolve();
+  #commit: (() => void) | undefined;
 
   constructor(
     private readonly db: Database,
@@ -103,6 +111,7 @@ export class Ledger {
       prevHash: this.#lastHash,
     };
     const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed) };
+    this.#begin();
     this.#insert.run(
       entry.seq,
       entry.at,
@@ -117,8 +126,38 @@ export class Ledger {
     );
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
-    for (const listener of this.#listeners) listener(entry);
+    this.#pending.push(entry);
     return entry;
+  }
+
+  /** Resolves once everything appended so far is committed to disk. */
+  durable(): Promise<void> {
+    return this.#committed;
+  }
+
+  /** Commits now; for shutdown, before the database closes. */
+  flush(): void {
+    this.#commit?.();
+  }
+
+  #begin(): void {
+    if (this.#commit) return;
+    this.db.exec('BEGIN IMMEDIATE');
+    let resolve!: () => void;
+    this.#committed = new Promise((done) => (resolve = done));
+    const commit = () => {
+      if (this.#commit !== commit) return;
+      this.#commit = undefined;
+      // A database closed without flush() rolled the transaction back; there is nothing to commit.
+      if (!this.db.isOpen) return;
+      this.db.exec('COMMIT');
+      const committed = this.#pending;
+      this.#pending = [];
+      resolve();
+      for (const entry of committed) for (const listener of this.#listeners) listener(entry);
+    };
+    this.#commit = commit;
+    setImmediate(commit);
   }
 
   query(filter: LedgerQuery = {}): LedgerEntry[] {

@@ -83,7 +83,7 @@ export class Call {
     return this.#done;
   }
 
-  /** Resolves once the call's end is in the ledger (set by the runtime when the call begins). */
+  /** Resolves once the call's end is committed to the ledger (set by the runtime when the call begins). */
   recorded: Promise<void> = Promise.resolve();
 
   /**
@@ -395,9 +395,10 @@ export class TaskRuntime {
       details: { mutating: call.mutating, ...call.details },
     });
     this.#changed(task);
-    running.recorded = running.done.then((outcome) =>
-      this.#finishCall(task, running, outcome.status, { durationMs: Math.round(performance.now() - started), ...describe(outcome) }),
-    );
+    running.recorded = running.done.then((outcome) => {
+      this.#finishCall(task, running, outcome.status, { durationMs: Math.round(performance.now() - started), ...describe(outcome) });
+      return this.ledger.durable();
+    });
     return running;
   }
 

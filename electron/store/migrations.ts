@@ -48,8 +48,6 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX ledger_by_task ON ledger (task_id, seq);
   CREATE INDEX ledger_by_request ON ledger (request_id, seq);
-  CREATE INDEX ledger_by_capability ON ledger (capability, seq);
-  CREATE INDEX ledger_by_kind ON ledger (kind, seq);
   -- Append-only, enforced by the database itself.
   CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
   CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;

@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, each against a baseline measured in the same run. */
 import { fileURLToPath } from 'node:url';
 import { benchGatewayThroughput } from './gatewayThroughput';
+import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
 import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -26,4 +27,25 @@ if (wanted('gateway')) {
     'bare node:http': { 'requests/s': fixed(gateway.baseline.requestsPerSecond, 0), 'p99 ms': gateway.baseline.p99Ms },
   });
   console.log(`throughput ratio capstan/bare: ${fixed(gateway.throughputRatio, 2)}; p99 ratio: ${fixed(gateway.p99Ratio, 2)}`);
+}
+
+if (wanted('ledger')) {
+  const appends = await benchLedgerAppends();
+  console.log('\nLedger appends (hash chain, HMAC digests, WAL) against plain INSERTs of the same rows and indexes');
+  console.table({
+    [`serial, each durable (${appends.serial.count})`]: { 'ledger/s': fixed(appends.serial.ledger, 0), 'plain/s': fixed(appends.serial.plain, 0), ratio: fixed(appends.serial.ledger / appends.serial.plain, 2) },
+    [`burst, one commit (${appends.burst.count})`]: { 'ledger/s': fixed(appends.burst.ledger, 0), 'plain/s': fixed(appends.burst.plain, 0), ratio: fixed(appends.burst.ledger / appends.burst.plain, 2) },
+  });
+  console.log(`verifying the whole chain (${appends.verifiedEntries} entries): ${fixed(appends.verifyMs, 0)} ms`);
+
+  console.log('\nGateway with the ledger on and off: POST /tools/call (time_now), autocannon in-process, 10 connections, 6 s each');
+  const gateway = await benchLedgerThroughput();
+  console.table({
+    'ledger on': { 'requests/s': fixed(gateway.on.requestsPerSecond, 0), 'p99 ms': gateway.on.p99Ms },
+    'ledger off': { 'requests/s': fixed(gateway.off.requestsPerSecond, 0), 'p99 ms': gateway.off.p99Ms },
+  });
+  console.log(`throughput ratio on/off: ${fixed(gateway.ratio, 2)}`);
+
+  const delay = await benchEventDelay();
+  console.log(`\nEvent delay, ledger entry written → SSE client received, ${delay.calls} calls: p50 ${fixed(delay.p50Ms, 2)} ms, p99 ${fixed(delay.p99Ms, 2)} ms, max ${fixed(delay.maxMs, 2)} ms`);
 }

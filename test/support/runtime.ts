@@ -32,6 +32,7 @@ export async function runtimeFixture({ graceMs = 100, tools = [] as ToolDefiniti
     ledger,
     runtime,
     close: () => {
+      ledger.flush();
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
