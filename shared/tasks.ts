@@ -42,6 +42,14 @@ export const TaskView = z.object({
   catalogGeneration: z.number().int().nullable(),
   callCounts: z.record(CallStatus, z.number().int()),
   callsInFlight: z.number().int(),
+  /** The capability context: what is loaded or activated, and the room left. */
+  context: z
+    .object({
+      inUse: z.number().int(),
+      ceiling: z.number().int(),
+      items: z.array(z.object({ id: z.string(), tokens: z.number().int(), scope: z.enum(['step', 'task']) })),
+    })
+    .nullable(),
   handoff: Handoff.nullable(),
 });
 export type TaskView = z.infer<typeof TaskView>;

@@ -172,6 +172,7 @@ export class Task {
       catalogGeneration: this.snapshot?.catalogGeneration ?? null,
       callCounts: { ...this.counts },
       callsInFlight: this.calls.size,
+      context: this.context ? { inUse: this.context.inUse, ceiling: this.context.ceiling, items: this.context.items.map((item) => ({ ...item })) } : null,
       handoff: this.handoff,
     };
   }
@@ -233,6 +234,8 @@ export class TaskRuntime {
     if (!task || task.state !== 'running') throw notActive(task, sessionId);
     const at = new Date().toISOString();
     task.steers.push({ text, at });
+    // New operator input starts a new step: what the model activated for the last one leaves.
+    task.context?.endStep();
     this.#session(task.sessionId).conversation.push({ role: 'operator', text, taskId: task.id, at });
     this.#changed(task);
     return task;

@@ -28,7 +28,11 @@ describe('the task state machine', () => {
     const task = runtime.start('s', 'printer offline on floor 3', 'The printer on floor 3 is offline');
     expect(task.state).toBe('running');
     expect(() => runtime.start('s', 'another')).toThrow(expect.objectContaining({ code: 'TASK_ACTIVE' }));
+    task.context!.admit('skills:printer-runbook', 120, 'step');
+    task.context!.admit('skills:site-map', 80, 'task');
     runtime.steer('s', undefined, 'It shows error E-41');
+    // A steer starts a new step: step-scoped items leave, task-scoped ones stay.
+    expect(task.view().context?.items.map((item) => item.id)).toEqual(['skills:site-map']);
     await runtime.finish('s', task.id, 'Replaced the fuser; printing again.', 'succeeded');
     expect(task.state).toBe('succeeded');
     expect(transitions(fixture!, task.id)).toEqual(['queued', 'running', 'quiescing', 'succeeded']);
