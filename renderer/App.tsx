@@ -1,19 +1,30 @@
-/** The console page: header with the registry's figures, the tool list, the selected tool and recent executions. */
+/**
+ * The console page: header with the catalog's figures and the ways into Providers, Diagnostics
+ * and Settings; the capability list; the selected capability and recent executions.
+ */
+import { useLiveUpdates } from './api/useLiveUpdates';
+import { DiagnosticsButton } from './features/diagnostics/DiagnosticsButton';
+import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
 import { GatewayProblem } from './features/gateway/GatewayProblem';
 import { RecentExecutions } from './features/executions/RecentExecutions';
+import { InspectDrawer } from './features/inspect/InspectDrawer';
+import { ProvidersButton } from './features/providers/ProvidersButton';
+import { ProvidersPanel } from './features/providers/ProvidersPanel';
 import { RegistryCounts } from './features/registry/RegistryCounts';
-import { ToolList } from './features/registry/ToolList';
-import { useRegistry, type RegistryTool } from './features/registry/useRegistry';
+import { RegistryPane } from './features/registry/RegistryPane';
+import { isToolEntry, useRegistry, type RegistryEntry, type SkillEntry } from './features/registry/useRegistry';
 import { SettingsDialog } from './features/settings/SettingsDialog';
+import { SkillDetail } from './features/skill-detail/SkillDetail';
 import { ToolDetail } from './features/tool-detail/ToolDetail';
 import { useConsoleUi } from './state/uiStore';
 import { Icon } from './ui/Icon';
 import { Logo } from './ui/Logo';
 
 export function App() {
+  useLiveUpdates();
   const registry = useRegistry();
   const setSettingsOpen = useConsoleUi((ui) => ui.setSettingsOpen);
-  const { entries, whitelist, error } = registry;
+  const { entries, byId, whitelist, error, providers, diagnostics } = registry;
   const retry = () => void registry.retry();
 
   return (
@@ -24,11 +35,19 @@ export function App() {
           <h1 className="brand__name">Capstan</h1>
           <span className="brand__tagline">Capability console</span>
         </div>
-        {entries && <RegistryCounts entries={entries} generation={registry.generation} />}
-        <button type="button" className="button app-header__settings" onClick={() => setSettingsOpen(true)} disabled={!entries}>
-          <Icon name="settings" />
-          Settings
-        </button>
+        {entries && <RegistryCounts entries={entries} generation={registry.catalogGeneration} />}
+        <nav className="app-header__nav" aria-label="Console">
+          {entries && (
+            <>
+              <ProvidersButton disabled={providers.filter((provider) => !provider.enabled).length} />
+              <DiagnosticsButton count={diagnostics.length} />
+            </>
+          )}
+          <button type="button" className="button" onClick={() => setSettingsOpen(true)} disabled={!entries}>
+            <Icon name="settings" />
+            Settings
+          </button>
+        </nav>
       </header>
 
       {entries && whitelist ? (
@@ -36,20 +55,23 @@ export function App() {
           {error && (
             <div className="banner" role="alert">
               <Icon name="alert" />
-              <span>Lost contact with the gateway ({error.message}). Showing the registry as last received.</span>
+              <span>Lost contact with the gateway ({error.message}). Showing the catalog as last received.</span>
               <button type="button" className="button button--small" onClick={retry} disabled={registry.isFetching}>
                 Retry
               </button>
             </div>
           )}
           <main className="workspace">
-            <ToolList entries={entries} />
+            <RegistryPane entries={entries} byId={byId} providers={providers} />
             <div className="detail-pane">
-              <SelectedTool entries={entries} />
+              <SelectedCapability byId={byId} />
               <RecentExecutions />
             </div>
           </main>
           <SettingsDialog entries={entries} whitelist={whitelist} />
+          <InspectDrawer byId={byId} catalogGeneration={registry.catalogGeneration} providers={providers} diagnostics={diagnostics} />
+          <ProvidersPanel providers={providers} />
+          <DiagnosticsPanel diagnostics={diagnostics} />
         </>
       ) : error ? (
         <main className="workspace workspace--message">
@@ -58,7 +80,7 @@ export function App() {
       ) : (
         <main className="workspace workspace--message">
           <p className="loading" role="status">
-            <Icon name="spinner" className="spin" /> Loading the registry from the gateway…
+            <Icon name="spinner" className="spin" /> Loading the catalog from the gateway…
           </p>
         </main>
       )}
@@ -66,29 +88,30 @@ export function App() {
   );
 }
 
-function SelectedTool({ entries }: { entries: RegistryTool[] }) {
-  const selectedTool = useConsoleUi((ui) => ui.selectedTool);
-  if (selectedTool === null) {
+function SelectedCapability({ byId }: { byId: ReadonlyMap<string, RegistryEntry> }) {
+  const selectedId = useConsoleUi((ui) => ui.selectedId);
+  if (selectedId === null) {
     return (
       <div className="placeholder">
-        <p>Select a tool to inspect its contract and run it.</p>
+        <p>Select a capability to inspect its contract and, for a tool, run it.</p>
         <p className="muted">
           <strong>Executable</strong> tools run with one click, <strong>read-only</strong> tools can be inspected only, and{' '}
-          <strong>locked</strong> tools run after you review and confirm the exact call.
+          <strong>locked</strong> tools run after you review and confirm the exact call. <strong>Skills</strong> are text for models: the
+          console inspects them.
         </p>
       </div>
     );
   }
-  const entry = entries.find((candidate) => candidate.tool.name === selectedTool);
+  const entry = byId.get(selectedId);
   if (!entry) {
     return (
       <div className="placeholder" role="status">
         <p>
-          <code>{selectedTool}</code> is no longer in the registry.
+          <code>{selectedId}</code> is no longer in the catalog: its provider was disabled or no longer offers it.
         </p>
       </div>
     );
   }
-  // A fresh form per tool: arguments typed for one tool never leak into another.
-  return <ToolDetail key={entry.tool.name} entry={entry} />;
+  // A fresh view per capability: arguments typed for one tool never leak into another.
+  return isToolEntry(entry) ? <ToolDetail key={entry.id} entry={entry} /> : <SkillDetail key={entry.id} entry={entry as SkillEntry} />;
 }

@@ -1,19 +1,21 @@
 /**
  * The console's two transports behind one interface: IPC through the preload in Electron,
- * HTTP with the bearer token in a browser. Every reply is validated against the shared contract.
+ * HTTP with the bearer token in a browser. Every reply and event is validated against the
+ * shared contract.
  */
 import {
   ErrorEnvelope,
   operations,
   ToolCallResponse,
-  type CapstanApi,
   type ErrorBody,
   type OperationInput,
   type OperationName,
   type OperationOutput,
   type ToolCallRequest,
 } from '../../shared/api';
+import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
 import type { CapstanBridge } from '../../shared/ipc';
+import { openEventStream } from './eventStream';
 
 /** A failed operation, with the gateway's error code (see shared/errors.ts). */
 export class ApiError extends Error {
@@ -25,8 +27,29 @@ export class ApiError extends Error {
   }
 }
 
-export interface ConsoleTransport extends CapstanApi {
+export interface RequestOptions {
+  /** Aborts the request over HTTP (a superseded search); over IPC the answer is only ignored. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Every operation of the contract, each taking request options as well as its input. */
+export type ConsoleApi = {
+  [K in OperationName]: (input: OperationInput<K>, options?: RequestOptions) => Promise<OperationOutput<K>>;
+};
+
+export interface SubscribeOptions {
+  /** The stream came back after a drop: events may have been missed, so refresh everything they cover. */
+  onReconnect?(): void;
+}
+
+export interface ConsoleTransport extends ConsoleApi {
   kind: 'ipc' | 'http';
+  /**
+   * Live events from the gateway (shared/events.ts). Events of a type this console does not
+   * know are dropped here, so newer gateways can add types. Returns the function that stops
+   * listening.
+   */
+  subscribe(listener: (event: CapstanEvent) => void, options?: SubscribeOptions): () => void;
   /**
    * Runs a call the operator has just reviewed and confirmed. Over HTTP the page answers the
    * gateway's challenge; in Electron the main process asks again with a native dialog, so a
@@ -43,13 +66,19 @@ declare global {
 
 /** Every operation of the contract over one invoke function, so new operations need no new wiring here. */
 function everyOperation(
-  invoke: <K extends OperationName>(operation: K, input: OperationInput<K>) => Promise<OperationOutput<K>>,
-): CapstanApi {
+  invoke: <K extends OperationName>(operation: K, input: OperationInput<K>, options?: RequestOptions) => Promise<OperationOutput<K>>,
+): ConsoleApi {
   const entries = (Object.keys(operations) as OperationName[]).map((operation) => [
     operation,
-    (input: OperationInput<typeof operation>) => invoke(operation, input),
+    (input: OperationInput<typeof operation>, options?: RequestOptions) => invoke(operation, input, options),
   ]);
-  return Object.fromEntries(entries) as CapstanApi;
+  return Object.fromEntries(entries) as ConsoleApi;
+}
+
+/** The event if it is one this console knows, else undefined. */
+function knownEvent(payload: unknown): CapstanEvent | undefined {
+  const parsed = CapstanEvent.safeParse(payload);
+  return parsed.success ? parsed.data : undefined;
 }
 
 export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
@@ -62,11 +91,17 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
     ...everyOperation(invoke),
     kind: 'ipc',
     callConfirmed: (request) => invoke('callTool', request),
+    // IPC does not drop while the window lives, so there is nothing to reconnect.
+    subscribe: (listener) =>
+      bridge.onEvent((payload) => {
+        const event = knownEvent(payload);
+        if (event) listener(event);
+      }),
   };
 }
 
 export function createHttpTransport(baseUrl: string, token: string): ConsoleTransport {
-  const send = async <K extends OperationName>(operation: K, input: OperationInput<K>): Promise<OperationOutput<K>> => {
+  const send = async <K extends OperationName>(operation: K, input: OperationInput<K>, options?: RequestOptions): Promise<OperationOutput<K>> => {
     const { method, path, output } = operations[operation];
     const url = new URL(path, baseUrl);
     // GET operations take their (flat, string-valued) input as the query string, as the gateway reads it.
@@ -78,11 +113,15 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
         method,
         headers: { authorization: `Bearer ${token}`, ...(requestBody === null ? {} : { 'content-type': 'application/json' }) },
         body: requestBody,
+        signal: options?.signal ?? null,
       });
-    } catch {
+    } catch (error) {
+      // A cancelled request is not a gateway problem: let the caller see the abort as such.
+      if (options?.signal?.aborted) throw error;
       throw new ApiError({ code: 'INTERNAL_ERROR', message: 'The gateway cannot be reached. Is `capstan serve` still running?' });
     }
     const body: unknown = await response.json().catch(() => null);
+    options?.signal?.throwIfAborted();
     // A tool call answers with its own result shape, successful or not.
     if (operation === 'callTool') {
       const call = ToolCallResponse.safeParse(body);
@@ -101,6 +140,24 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
     ...everyOperation(send),
     kind: 'http',
     callTool,
+    subscribe: (listener, { onReconnect } = {}) =>
+      openEventStream({
+        url: new URL(EVENTS_PATH, baseUrl).href,
+        token,
+        onOpen: (reconnected) => {
+          if (reconnected) onReconnect?.();
+        },
+        onMessage: ({ data }) => {
+          let payload: unknown;
+          try {
+            payload = JSON.parse(data);
+          } catch {
+            return;
+          }
+          const event = knownEvent(payload);
+          if (event) listener(event);
+        },
+      }),
     callConfirmed: async (request) => {
       const first = await callTool(request);
       const challenge = !first.ok && first.error.code === 'CONFIRMATION_REQUIRED' ? first.error.challenge : undefined;

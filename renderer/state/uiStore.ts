@@ -1,31 +1,57 @@
 /**
- * What the operator is looking at: filters, the selected tool and which dialog is open.
- * Server data (tools, settings) lives in react-query; only view state lives here.
+ * What the operator is looking at: the search and filters, the selected capability and which
+ * dialog or drawer is open. Server data (catalog, settings) lives in react-query; only view
+ * state lives here.
  */
 import { create } from 'zustand';
+import type { CapabilityKind } from '../../shared/capability';
 import type { ToolFilter } from '../../shared/policy';
+
+export type KindFilter = 'all' | CapabilityKind;
+/** Drawers opened from the header. */
+export type Panel = 'providers' | 'diagnostics';
 
 interface ConsoleUiState {
   filter: ToolFilter;
-  filterText: string;
-  /** A tool name; the registry may change underneath it, so views look it up and cope with it being gone. */
-  selectedTool: string | null;
+  kind: KindFilter;
+  /** A provider name, or null for every provider. */
+  provider: string | null;
+  /** The search box, as typed. */
+  query: string;
+  /** A capability id; the catalog may change underneath it, so views look it up and cope with it being gone. */
+  selectedId: string | null;
+  /** The capability whose inspect drawer is open. */
+  inspectingId: string | null;
+  panel: Panel | null;
   settingsOpen: boolean;
   setFilter(filter: ToolFilter): void;
-  setFilterText(text: string): void;
+  setKind(kind: KindFilter): void;
+  setProvider(provider: string | null): void;
+  setQuery(query: string): void;
   clearFilters(): void;
-  selectTool(name: string | null): void;
+  select(id: string | null): void;
+  inspect(id: string | null): void;
+  openPanel(panel: Panel | null): void;
   setSettingsOpen(open: boolean): void;
 }
 
 export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   filter: 'all',
-  filterText: '',
-  selectedTool: null,
+  kind: 'all',
+  provider: null,
+  query: '',
+  selectedId: null,
+  inspectingId: null,
+  panel: null,
   settingsOpen: false,
   setFilter: (filter) => set({ filter }),
-  setFilterText: (filterText) => set({ filterText }),
-  clearFilters: () => set({ filter: 'all', filterText: '' }),
-  selectTool: (selectedTool) => set({ selectedTool }),
+  setKind: (kind) => set({ kind }),
+  setProvider: (provider) => set({ provider }),
+  setQuery: (query) => set({ query }),
+  clearFilters: () => set({ filter: 'all', kind: 'all', provider: null, query: '' }),
+  select: (selectedId) => set({ selectedId }),
+  // One drawer at a time: inspecting from a panel replaces the panel.
+  inspect: (inspectingId) => set({ inspectingId, panel: null }),
+  openPanel: (panel) => set({ panel, inspectingId: null }),
   setSettingsOpen: (settingsOpen) => set({ settingsOpen }),
 }));

@@ -21,11 +21,13 @@ export interface CapstanServer {
   stop(): Promise<void>;
 }
 
-export async function startCapstan(dataDir: string): Promise<CapstanServer> {
+/** `extraArgs` go after the fixed ones, e.g. `['--skills-dir', dir]`. */
+export async function startCapstan(dataDir: string, extraArgs: readonly string[] = []): Promise<CapstanServer> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests`);
   // Hex, so the token never starts with "-" (which parseArgs would read as an option).
   const token = randomBytes(16).toString('hex');
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token, '--log-level', 'warn'], {
+  const args = [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token, '--log-level', 'warn', ...extraArgs];
+  const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,8 +11,8 @@ export class ConsolePage {
   readonly executionEntries: Locator;
 
   constructor(readonly page: Page) {
-    this.toolCards = page.getByRole('region', { name: 'Tools' }).getByRole('article');
-    this.filterInput = page.getByLabel('Filter tools');
+    this.toolCards = page.getByRole('region', { name: 'Capabilities' }).getByRole('article');
+    this.filterInput = page.getByRole('searchbox', { name: 'Search capabilities' });
     this.executions = page.getByRole('region', { name: 'Recent executions' });
     this.executionEntries = this.executions.getByRole('listitem');
   }
@@ -35,7 +35,7 @@ export class ConsolePage {
   }
 
   filterButton(label: 'All' | 'Low risk' | 'Confirmation required'): Locator {
-    return this.page.getByRole('group', { name: 'Show tools' }).getByRole('button', { name: label, exact: true });
+    return this.page.getByRole('group', { name: 'Filter by risk' }).getByRole('button', { name: label, exact: true });
   }
 
   async visibleToolNames(): Promise<string[]> {

@@ -1,17 +1,19 @@
 /**
  * Test fixtures: a fresh gateway per test (its own data dir, port and token), a console page
  * opened on it, and a guard that fails the test on any page error, console error or CSP
- * violation.
+ * violation. A spec can give the gateway more arguments by overriding `serveArgs`, e.g. a
+ * skills folder: `test.extend({ serveArgs: async ({ skillsDir }, use) => use(['--skills-dir', skillsDir]) })`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type ConsoleMessage, type Page } from '@playwright/test';
 import { operations } from '../../shared/api';
+import { EVENTS_PATH } from '../../shared/events';
 import { startCapstan, type CapstanServer } from './capstanServer';
 import { ConsolePage } from './consolePage';
 
-const API_PATHS: ReadonlySet<string> = new Set(Object.values(operations).map((operation) => operation.path));
+const API_PATHS: ReadonlySet<string> = new Set([...Object.values(operations).map((operation) => operation.path), EVENTS_PATH]);
 
 /**
  * Chromium logs every 4xx response as a console error. A 4xx from an API route is the
@@ -30,6 +32,10 @@ function isExpectedGatewayAnswer(message: ConsoleMessage): boolean {
 interface Fixtures {
   /** An empty data dir, removed after the test. */
   dataDir: string;
+  /** An empty folder for SKILL.md files (see skills.ts), removed after the test; the gateway reads it only if `serveArgs` names it. */
+  skillsDir: string;
+  /** Extra arguments for `capstan serve`; none by default. */
+  serveArgs: string[];
   capstan: CapstanServer;
   /** The console, opened with the URL `capstan serve` printed, registry loaded. */
   consolePage: ConsolePage;
@@ -49,8 +55,16 @@ export const test = base.extend<Fixtures>({
     await use(dir);
     await rm(dir, { recursive: true, force: true });
   },
-  capstan: async ({ dataDir }, use) => {
-    const server = await startCapstan(dataDir);
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
+  skillsDir: async ({}, use) => {
+    const dir = await mkdtemp(join(tmpdir(), 'capstan-e2e-skills-'));
+    await use(dir);
+    await rm(dir, { recursive: true, force: true });
+  },
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
+  serveArgs: async ({}, use) => use([]),
+  capstan: async ({ dataDir, serveArgs }, use) => {
+    const server = await startCapstan(dataDir, serveArgs);
     await use(server);
     await server.stop();
   },
@@ -60,7 +74,9 @@ export const test = base.extend<Fixtures>({
     await use(consolePage);
   },
   pageProblems: [
-    async ({ page }, use) => {
+    // It depends on the gateway so that it is judged before the gateway stops: the page's event
+    // stream reconnecting to a gateway stopped after the test is not a problem of the test.
+    async ({ page, capstan: _capstan }, use) => {
       const seen = await watchForProblems(page);
       const allowed: RegExp[] = [];
       await use({ seen, allow: (pattern) => allowed.push(pattern) });

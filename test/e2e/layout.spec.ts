@@ -20,7 +20,7 @@ function luminance(rgb: string): number {
 test('at 1280×800 the tool list and the selected tool sit side by side', async ({ consolePage, page }) => {
   await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
   await expect(consolePage.latestExecution).toContainText('ok');
-  const list = await page.getByRole('region', { name: 'Tools' }).boundingBox();
+  const list = await page.getByRole('region', { name: 'Capabilities' }).boundingBox();
   const detail = await consolePage.detail('time_now').boundingBox();
   expect(list && detail && detail.x >= list.x + list.width - 1).toBe(true);
   expect(await hasHorizontalScroll(page)).toBe(false);
@@ -35,7 +35,7 @@ test('at 900 px wide the layout stacks and nothing scrolls sideways', async ({ c
   // Below the whole list, the chosen tool's panel is brought into view.
   await expect(consolePage.detail('http_check').getByRole('heading', { name: 'http_check' })).toBeInViewport();
 
-  const list = await page.getByRole('region', { name: 'Tools' }).boundingBox();
+  const list = await page.getByRole('region', { name: 'Capabilities' }).boundingBox();
   const detail = await consolePage.detail('http_check').boundingBox();
   expect(list && detail && detail.y >= list.y + list.height - 1).toBe(true);
   expect(await hasHorizontalScroll(page)).toBe(false);

@@ -70,7 +70,7 @@ test('the text filter matches names, descriptions and tags, and says when nothin
   // Combined with a risk filter, the two narrow each other.
   await consolePage.filterButton('Confirmation required').click();
   await expect(consolePage.toolCards).toHaveCount(0);
-  await expect(page.getByText('No tool matches “todo” under the Confirmation required filter.')).toBeVisible();
+  await expect(page.getByText('No capability matches “todo” under the Confirmation required filter.')).toBeVisible();
 
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await expect(consolePage.toolCards).toHaveCount(8);

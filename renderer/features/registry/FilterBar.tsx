@@ -1,8 +1,14 @@
-/** Risk filter (segmented buttons) and a free-text filter over name, title, description and tags. */
-import { useId } from 'react';
+/**
+ * The filters over the list: risk (segmented buttons), kind and provider facets with their
+ * counts, and the search box, which asks the gateway's lexical-v1 search on every keystroke.
+ * The search box comes last, right above the list: Tab and ArrowDown go from it to the rows.
+ */
+import { useId, type Ref } from 'react';
+import type { ProviderInfo } from '../../../shared/capability';
 import type { ToolFilter } from '../../../shared/policy';
-import { useConsoleUi } from '../../state/uiStore';
+import { useConsoleUi, type KindFilter } from '../../state/uiStore';
 import { Icon } from '../../ui/Icon';
+import type { SearchView } from '../search/useSearchResults';
 
 export const filterLabels: Record<ToolFilter, string> = {
   all: 'All',
@@ -10,37 +16,95 @@ export const filterLabels: Record<ToolFilter, string> = {
   confirm: 'Confirmation required',
 };
 
-export function FilterBar({ shown, total }: { shown: number; total: number }) {
-  const { filter, filterText, setFilter, setFilterText } = useConsoleUi();
-  const inputId = useId();
+const kindLabels: Record<KindFilter, string> = { all: 'All kinds', tool: 'Tools', skill: 'Skills' };
+
+interface FilterBarProps {
+  view: SearchView;
+  providers: readonly ProviderInfo[];
+  searchRef: Ref<HTMLInputElement>;
+  /** ArrowDown in the search box moves to the first row. */
+  onEnterList(): void;
+}
+
+export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBarProps) {
+  const { filter, kind, provider, query, setFilter, setKind, setProvider, setQuery } = useConsoleUi();
+  const searchId = useId();
+  const providerId = useId();
+  const { kinds, providers: providerCounts } = view.facets;
+  const kindCount: Record<KindFilter, number> = { all: kinds.tool + kinds.skill, ...kinds };
+  // Every enabled provider is offered, even with no match, so the choice does not jump around while typing.
+  const providerNames = providers.filter((info) => info.enabled).map((info) => info.name);
+  if (provider !== null && !providerNames.includes(provider)) providerNames.push(provider);
+
   return (
     <div className="filter-bar">
-      <div className="segmented" role="group" aria-label="Show tools">
+      <div className="segmented" role="group" aria-label="Filter by risk">
         {(Object.keys(filterLabels) as ToolFilter[]).map((value) => (
           <button key={value} type="button" className="segmented__option" aria-pressed={filter === value} onClick={() => setFilter(value)}>
             {filterLabels[value]}
           </button>
         ))}
       </div>
-      <div className="filter-bar__search">
-        <label htmlFor={inputId} className="visually-hidden">
-          Filter tools
+      <div className="filter-bar__facets">
+        <div className="segmented" role="group" aria-label="Filter by kind">
+          {(Object.keys(kindLabels) as KindFilter[]).map((value) => (
+            <button key={value} type="button" className="segmented__option" aria-pressed={kind === value} onClick={() => setKind(value)}>
+              {kindLabels[value]} <span className="facet-count">{kindCount[value]}</span>
+            </button>
+          ))}
+        </div>
+        <label htmlFor={providerId} className="visually-hidden">
+          Provider
         </label>
-        <Icon name="search" className="filter-bar__search-icon" />
+        <select
+          id={providerId}
+          className="input filter-bar__provider"
+          value={provider ?? ''}
+          onChange={(event) => setProvider(event.target.value === '' ? null : event.target.value)}
+        >
+          <option value="">All providers ({sum(providerCounts)})</option>
+          {providerNames.map((name) => (
+            <option key={name} value={name}>
+              {name} ({providerCounts.get(name) ?? 0})
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="filter-bar__search">
+        <label htmlFor={searchId} className="visually-hidden">
+          Search capabilities
+        </label>
+        <Icon name={view.searching ? 'spinner' : 'search'} className={`filter-bar__search-icon ${view.searching ? 'spin' : ''}`} />
         <input
-          id={inputId}
+          ref={searchRef}
+          id={searchId}
           type="search"
           className="input"
-          placeholder="Filter by name, tag or description"
+          placeholder="Search names, tags, descriptions (lexical)"
           autoComplete="off"
           spellCheck={false}
-          value={filterText}
-          onChange={(event) => setFilterText(event.target.value)}
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key !== 'ArrowDown') return;
+            event.preventDefault();
+            onEnterList();
+          }}
         />
       </div>
       <p className="filter-bar__summary" aria-live="polite">
-        Showing {shown} of {total}
+        {view.resultsFor ? (
+          <>
+            {view.ranked} {view.ranked === 1 ? 'match' : 'matches'} for “{view.resultsFor}”, {view.shown.length} shown
+          </>
+        ) : (
+          <>
+            Showing {view.shown.length} of {view.ranked}
+          </>
+        )}
       </p>
     </div>
   );
 }
+
+const sum = (counts: ReadonlyMap<string, number>) => [...counts.values()].reduce((total, count) => total + count, 0);

@@ -1,14 +1,23 @@
-/** The header's figures, computed from whatever the gateway returned. */
+/**
+ * The header's figures, computed from whatever the gateway returned. Tool figures follow the
+ * foundation's rules (8 / 7 / 1 by default): usable tools only, so skills and revoked tools
+ * are counted apart.
+ */
 import { registryCounts } from '../../../shared/policy';
-import type { RegistryTool } from './useRegistry';
+import type { RegistryEntry } from './useRegistry';
 
-export function RegistryCounts({ entries, generation }: { entries: RegistryTool[]; generation: number | undefined }) {
-  const counts = registryCounts(entries.map((entry) => entry.tool));
+export function RegistryCounts({ entries, generation }: { entries: readonly RegistryEntry[]; generation: number | undefined }) {
+  const tools = entries.filter((entry) => entry.contract.kind === 'tool' && !entry.revoked).map((entry) => entry.contract);
+  const counts = registryCounts(tools);
+  const skills = entries.filter((entry) => entry.contract.kind === 'skill').length;
+  const revoked = entries.filter((entry) => entry.revoked).length;
   const figures = [
     { key: 'total', label: 'Tools', value: counts.total },
     { key: 'direct', label: 'Directly executable', value: counts.direct },
     { key: 'confirm', label: 'Need confirmation', value: counts.needConfirm },
-    { key: 'generation', label: 'Registry generation', value: generation ?? '—' },
+    { key: 'skills', label: 'Skills', value: skills },
+    ...(revoked > 0 ? [{ key: 'revoked', label: 'Revoked', value: revoked }] : []),
+    { key: 'generation', label: 'Catalog generation', value: generation ?? '—' },
   ];
   return (
     <dl className="counts" aria-label="Registry summary">

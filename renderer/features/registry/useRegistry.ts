@@ -1,32 +1,49 @@
-/** The registry as the console shows it: the gateway's tools, each with its state under the operator's whitelist. */
+/**
+ * The registry as the console shows it: every capability of the enabled providers (tools and
+ * skills), each with its state under the operator's whitelist, plus providers and diagnostics.
+ */
 import { useMemo } from 'react';
-import type { ToolDescriptor } from '../../../shared/api';
-import { toolState, type ToolState } from '../../../shared/policy';
-import { useSettings, useTools } from '../../api/hooks';
+import type { CatalogEntry, SkillContract, ToolContract } from '../../../shared/capability';
+import { useCatalog, useSettings } from '../../api/hooks';
+import { capabilityState, type CapabilityState } from './capabilityState';
 
-export interface RegistryTool {
-  tool: ToolDescriptor;
-  state: ToolState;
+export interface RegistryEntry extends CatalogEntry {
+  id: string;
+  state: CapabilityState;
 }
 
+export type ToolEntry = RegistryEntry & { contract: ToolContract };
+export type SkillEntry = RegistryEntry & { contract: SkillContract };
+
+export const isToolEntry = (entry: RegistryEntry): entry is ToolEntry => entry.contract.kind === 'tool';
+
 export function useRegistry() {
-  const tools = useTools();
+  const catalog = useCatalog();
   const settings = useSettings();
   const whitelist = settings.data?.whitelist;
 
-  const entries = useMemo<RegistryTool[] | undefined>(
-    () => (tools.data && whitelist ? tools.data.tools.map((tool) => ({ tool, state: toolState(tool, whitelist) })) : undefined),
-    [tools.data, whitelist],
+  const entries = useMemo<RegistryEntry[] | undefined>(
+    () =>
+      catalog.data && whitelist
+        ? catalog.data.capabilities.map((entry) => ({ ...entry, id: entry.contract.id, state: capabilityState(entry, whitelist) }))
+        : undefined,
+    [catalog.data, whitelist],
   );
+  const byId = useMemo(() => new Map(entries?.map((entry) => [entry.id, entry])), [entries]);
 
   return {
     entries,
-    generation: tools.data?.generation,
+    byId,
+    catalogGeneration: catalog.data?.catalogGeneration,
+    providers: catalog.data?.providers ?? [],
+    diagnostics: catalog.data?.diagnostics ?? [],
     whitelist,
-    /** The first failure, if any: the console needs both queries to show a tool's state. */
-    error: tools.error ?? settings.error,
-    isPending: tools.isPending || settings.isPending,
-    isFetching: tools.isFetching || settings.isFetching,
-    retry: () => Promise.all([tools.refetch(), settings.refetch()]),
+    /** The first failure, if any: the console needs both queries to show a capability's state. */
+    error: catalog.error ?? settings.error,
+    isPending: catalog.isPending || settings.isPending,
+    isFetching: catalog.isFetching || settings.isFetching,
+    retry: () => Promise.all([catalog.refetch(), settings.refetch()]),
   };
 }
+
+export type Registry = ReturnType<typeof useRegistry>;

@@ -11,9 +11,9 @@ import { RiskBadge } from '../../ui/badges';
 import { Dialog } from '../../ui/Dialog';
 import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
-import type { RegistryTool } from '../registry/useRegistry';
+import { isToolEntry, type RegistryEntry } from '../registry/useRegistry';
 
-export function SettingsDialog({ entries, whitelist }: { entries: RegistryTool[]; whitelist: string[] }) {
+export function SettingsDialog({ entries, whitelist }: { entries: readonly RegistryEntry[]; whitelist: string[] }) {
   const open = useConsoleUi((ui) => ui.settingsOpen);
   const setOpen = useConsoleUi((ui) => ui.setSettingsOpen);
   return (
@@ -24,11 +24,13 @@ export function SettingsDialog({ entries, whitelist }: { entries: RegistryTool[]
   );
 }
 
-function WhitelistEditor({ entries, saved, onDone }: { entries: RegistryTool[]; saved: string[]; onDone(): void }) {
+function WhitelistEditor({ entries, saved, onDone }: { entries: readonly RegistryEntry[]; saved: string[]; onDone(): void }) {
   const [draft, setDraft] = useState(() => new Set(saved));
   const save = useSaveSettings();
-  const eligible = entries.filter((entry) => !entry.tool.needConfirm);
-  const alwaysConfirm = entries.filter((entry) => entry.tool.needConfirm);
+  // The whitelist is about tools; skills are never run from the console.
+  const tools = entries.filter(isToolEntry).map((entry) => entry.contract);
+  const eligible = tools.filter((tool) => !tool.needConfirm);
+  const alwaysConfirm = tools.filter((tool) => tool.needConfirm);
 
   const toggle = (name: string, on: boolean) =>
     setDraft((current) => {
@@ -51,8 +53,8 @@ function WhitelistEditor({ entries, saved, onDone }: { entries: RegistryTool[]; 
         <legend>One-click tools (whitelist)</legend>
         <p className="muted">Whitelisted tools run with Execute. The others stay read-only: you can inspect them but not run them here.</p>
         <ul className="settings__list">
-          {eligible.map(({ tool }) => (
-            <li key={tool.name}>
+          {eligible.map((tool) => (
+            <li key={tool.id}>
               <label className="checkbox">
                 <input type="checkbox" checked={draft.has(tool.name)} onChange={(event) => toggle(tool.name, event.target.checked)} />
                 <code>{tool.name}</code>
@@ -71,8 +73,8 @@ function WhitelistEditor({ entries, saved, onDone }: { entries: RegistryTool[]; 
             where you see the exact arguments first.
           </p>
           <ul className="settings__list">
-            {alwaysConfirm.map(({ tool }) => (
-              <li key={tool.name} className="settings__locked">
+            {alwaysConfirm.map((tool) => (
+              <li key={tool.id} className="settings__locked">
                 <Icon name="lock" />
                 <code>{tool.name}</code>
                 <span className="muted">{tool.title}</span>

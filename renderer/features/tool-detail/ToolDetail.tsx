@@ -1,19 +1,23 @@
 /**
  * The selected tool: its contract, and the one way the console lets the operator run it,
- * according to its state: Execute (executable), nothing (read-only), or Review and run (locked).
+ * according to its state: Execute (executable), nothing (read-only or revoked), or Review and
+ * run (locked).
  */
 import { useEffect, useRef, useState } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
-import { ConfirmationBadge, MutatingBadge, RiskBadge, ToolStateBadge, toolStateLook } from '../../ui/badges';
+import { ConfirmationBadge, MutatingBadge, RiskBadge, toolStateLook } from '../../ui/badges';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { useExecuteTool, useToolRunning } from '../executions/useExecuteTool';
-import type { RegistryTool } from '../registry/useRegistry';
+import { InspectButton } from '../inspect/InspectButton';
+import { ownStateLook, StateBadge } from '../registry/StateBadge';
+import type { ToolEntry } from '../registry/useRegistry';
 import { ReviewDialog } from './ReviewDialog';
 import { hasArguments, toArguments, ToolForm } from './ToolForm';
 
-export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) {
+export function ToolDetail({ entry }: { entry: ToolEntry }) {
+  const { contract: tool, state } = entry;
   const [formData, setFormData] = useState<unknown>({});
   const [review, setReview] = useState<Record<string, unknown> | null>(null);
   const execute = useExecuteTool();
@@ -33,6 +37,7 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
     if (state === 'executable' && !running) void execute(tool.name, args, { confirmed: false });
     if (state === 'locked') setReview(args);
   };
+  const runnable = state === 'executable' || state === 'locked';
 
   return (
     <section ref={section} className="tool-detail" aria-labelledby="tool-detail-heading" data-state={state}>
@@ -45,7 +50,10 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
             {tool.title} <code className="tool-detail__id" title="Capability id">{tool.id}</code>
           </p>
         </div>
-        <ToolStateBadge state={state} />
+        <div className="tool-detail__header-actions">
+          <StateBadge state={state} />
+          <InspectButton id={entry.id} />
+        </div>
       </header>
       <div className="tool-detail__badges">
         <RiskBadge risk={tool.riskLevel} />
@@ -71,6 +79,15 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
           </p>
         </div>
       )}
+      {state === 'revoked' && (
+        <div className="notice notice--revoked">
+          <Icon name={ownStateLook.revoked.icon} />
+          <p>
+            Revoked: the gateway refuses this tool everywhere (console, tasks, models) until it is restored. Restore it from{' '}
+            <strong>Inspect</strong>.
+          </p>
+        </div>
+      )}
       {state === 'locked' && (
         <div className={`notice notice--${state}`}>
           <Icon name={toolStateLook[state].icon} />
@@ -81,8 +98,8 @@ export function ToolDetail({ entry: { tool, state } }: { entry: RegistryTool }) 
       <h3 className="section-heading">Arguments</h3>
       {!hasArguments(tool.inputSchema) && <p className="muted">This tool takes no arguments.</p>}
       <ErrorBoundary what="This tool's form could not be drawn">
-        <ToolForm schema={tool.inputSchema} formData={formData} disabled={state === 'read-only'} onChange={setFormData} onSubmit={submit}>
-          {state !== 'read-only' && (
+        <ToolForm schema={tool.inputSchema} formData={formData} disabled={!runnable} onChange={setFormData} onSubmit={submit}>
+          {runnable && (
             <div className="tool-detail__actions">
               {/* aria-disabled rather than disabled: a disabled button would drop keyboard focus mid-run. */}
               <button

@@ -1,0 +1,147 @@
+/**
+ * The list of capabilities, virtualized so 10,000 rows cost what a screenful does: only rows in
+ * view (plus a few either side) are in the DOM, each measured after it renders, since cards
+ * differ in height. Keyboard: Tab reaches one row (the selected or last focused one); arrow
+ * keys, Home, End, Page Up and Page Down move between rows; Enter or Space selects.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useImperativeHandle, useMemo, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import { useConsoleUi } from '../../state/uiStore';
+import type { SearchView } from '../search/useSearchResults';
+import { CapabilityCard } from './CapabilityCard';
+
+/** A typical card; real heights are measured, this only sizes the scrollbar before they are. */
+const ESTIMATED_ROW_PX = 118;
+/** Rows kept rendered outside the view, so fast scrolling rarely shows a blank. */
+const OVERSCAN = 6;
+/** Rows that Page Up and Page Down skip. */
+const PAGE_ROWS = 5;
+
+export interface CapabilityListHandle {
+  /** Moves keyboard focus to the first row (ArrowDown in the search box). */
+  focusFirst(): void;
+}
+
+interface CapabilityListProps {
+  view: SearchView;
+  /** ArrowUp on the first row leaves the list for the search box. */
+  onExitTop(): void;
+  ref?: Ref<CapabilityListHandle>;
+}
+
+export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
+  const { shown, matched, terms, resultsFor, searching } = view;
+  const selectedId = useConsoleUi((ui) => ui.selectedId);
+  const select = useConsoleUi((ui) => ui.select);
+  const filter = useConsoleUi((ui) => ui.filter);
+  const kind = useConsoleUi((ui) => ui.kind);
+  const provider = useConsoleUi((ui) => ui.provider);
+  const scroller = useRef<HTMLDivElement>(null);
+  const [focusId, setFocusId] = useState<string | null>(null);
+  /** A row to focus as soon as it is rendered (it may need scrolling into the window first). */
+  const pendingFocus = useRef<string | null>(null);
+
+  // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read fresh on every render, as it expects.
+  const virtualizer = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    getItemKey: (index) => shown[index]?.id ?? index,
+    overscan: OVERSCAN,
+    // React 19 warns about flushSync during rendering; a frame's delay on scroll is not visible.
+    useFlushSync: false,
+  });
+
+  const indexOf = useMemo(() => new Map(shown.map((entry, index) => [entry.id, index])), [shown]);
+  const rows = virtualizer.getVirtualItems();
+  const preferred = indexOf.get(focusId ?? '') ?? indexOf.get(selectedId ?? '') ?? 0;
+  // Tab must always reach the list: if the preferred row is scrolled out of the DOM, the first rendered row takes its place.
+  const tabbableIndex = rows.some((row) => row.index === preferred) ? preferred : (rows[0]?.index ?? 0);
+
+  // New results start at the top; a live update of the same results keeps the scroll position.
+  const resultsKey = `${resultsFor}\u0000${filter}\u0000${kind}\u0000${provider ?? ''}`;
+  useEffect(() => {
+    scroller.current?.scrollTo({ top: 0 });
+  }, [resultsKey]);
+
+  const focusRendered = () => {
+    const id = pendingFocus.current;
+    if (id === null) return;
+    const button = scroller.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"] .tool-card__select`);
+    if (!button) return;
+    pendingFocus.current = null;
+    button.focus();
+  };
+  // After every render: the row asked for may only now be in the DOM.
+  useEffect(focusRendered);
+
+  const moveFocus = (index: number) => {
+    const target = shown[Math.max(0, Math.min(shown.length - 1, index))];
+    if (!target) return;
+    setFocusId(target.id);
+    pendingFocus.current = target.id;
+    virtualizer.scrollToIndex(indexOf.get(target.id) ?? 0, { align: 'auto' });
+    focusRendered();
+  };
+
+  useImperativeHandle(ref, () => ({ focusFirst: () => moveFocus(0) }));
+
+  const onKeyDown = (event: KeyboardEvent<HTMLUListElement>) => {
+    const row = (event.target as HTMLElement).closest<HTMLElement>('[data-index]');
+    if (!row) return;
+    const index = Number(row.dataset.index);
+    const moves: Record<string, number> = {
+      ArrowDown: index + 1,
+      ArrowUp: index - 1,
+      PageDown: index + PAGE_ROWS,
+      PageUp: index - PAGE_ROWS,
+      Home: 0,
+      End: shown.length - 1,
+    };
+    const next = moves[event.key];
+    if (next === undefined || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    if (event.key === 'ArrowUp' && index === 0) onExitTop();
+    else moveFocus(next);
+  };
+
+  return (
+    <div ref={scroller} className="capability-list" data-results-for={resultsFor} aria-busy={searching}>
+      <ul
+        className="tool-list"
+        style={{ height: virtualizer.getTotalSize() }}
+        onKeyDown={onKeyDown}
+        onFocus={(event) => {
+          const id = (event.target as HTMLElement).closest<HTMLElement>('[data-id]')?.dataset.id;
+          if (id) setFocusId(id);
+        }}
+      >
+        {rows.map((item) => {
+          const entry = shown[item.index];
+          if (!entry) return null;
+          return (
+            <li
+              key={item.key}
+              ref={virtualizer.measureElement}
+              className="tool-list__row"
+              data-index={item.index}
+              data-id={entry.id}
+              aria-setsize={shown.length}
+              aria-posinset={item.index + 1}
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
+              <CapabilityCard
+                entry={entry}
+                selected={entry.id === selectedId}
+                tabbable={item.index === tabbableIndex}
+                matched={matched.get(entry.id)}
+                terms={terms}
+                onSelect={select}
+              />
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
