@@ -41,7 +41,7 @@ export function createToolCaller({ catalog, confirmations, tasks, ledger }: Part
     const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
     let task: Task | undefined;
     try {
-      const { contract, tool } = catalog.resolveTool(call.tool);
+      const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
       assertValidArguments(tool, call.arguments);
       task = tasks.taskForCall(call);
       const running = task;
@@ -66,7 +66,15 @@ export function createToolCaller({ catalog, confirmations, tasks, ledger }: Part
 
       const inFlight = tasks.beginCall(
         task,
-        { requestId, capability: contract.id, mutating: contract.mutating, details: { argumentsDigest: ledger.digest(call.arguments) } },
+        {
+          requestId,
+          capability: contract.id,
+          mutating: contract.mutating,
+          details: {
+            argumentsDigest: ledger.digest(call.arguments),
+            reference: { id: contract.id, catalogGeneration: catalog.generation, contractHash, bindingGeneration },
+          },
+        },
         (outcome) => (outcome.status === 'ok' ? { resultDigest: ledger.digest(asJson(outcome.result)) } : { code: failure(outcome, contract.id).code }),
       );
       log.info({ tool: contract.id, taskId: task.id }, 'tool call started');

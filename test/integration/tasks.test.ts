@@ -82,6 +82,11 @@ describe('tasks over HTTP', () => {
     expect((await gw.call({ tool: 'note_add', sessionId: 'stuck', arguments: { body: 'now it may' } })).status).toBe(200);
 
     const trail = await get('/ledger?requestId=stuck-write');
+    expect(trail.entries[0].details).toMatchObject({
+      mutating: true,
+      argumentsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      reference: { id: 'test:stubborn_write', contractHash: expect.stringMatching(/^[0-9a-f]{64}$/), bindingGeneration: 1 },
+    });
     expect(trail.entries.map((e: Json) => [e.kind, e.details.status])).toEqual([
       ['call_started', undefined],
       ['call_finished', 'outcome_unknown'],
