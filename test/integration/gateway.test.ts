@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineTool } from '../../electron/catalog/tool';
 import { BODY_LIMIT_BYTES } from '../../electron/gateway/http';
 import { errorCodes } from '../../shared/errors';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { testTool } from '../support/runtime';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 import { rawRequest } from '../support/rawHttp';
 
@@ -22,43 +22,17 @@ beforeAll(async () => {
   target = await startLoopbackServer();
   // Tools that misbehave, to show a failing tool never takes the gateway down.
   const misbehaving = [
-    defineTool({
+    testTool({
       name: 'always_throws',
-      title: 'Always throws',
       description: 'Throws on every call',
-      riskLevel: 'low',
-      needConfirm: false,
-      mutating: false,
-      tags: ['test'],
-      inputSchema: { type: 'object', additionalProperties: false },
-      returnExample: null,
       run: () => {
         throw new Error('disk on fire');
       },
     }),
-    defineTool({
-      name: 'never_returns',
-      title: 'Never returns',
-      description: 'Ignores its abort signal and never settles',
-      riskLevel: 'low',
-      needConfirm: false,
-      mutating: false,
-      tags: ['test'],
-      inputSchema: { type: 'object', additionalProperties: false },
-      returnExample: null,
-      timeoutMs: 100,
-      run: () => new Promise(() => {}),
-    }),
-    defineTool({
+    testTool({ name: 'never_returns', description: 'Ignores its abort signal and never settles', timeoutMs: 100, run: () => new Promise(() => {}) }),
+    testTool({
       name: 'slow_but_polite',
-      title: 'Slow but polite',
       description: 'Runs past its deadline but stops when aborted',
-      riskLevel: 'low',
-      needConfirm: false,
-      mutating: false,
-      tags: ['test'],
-      inputSchema: { type: 'object', additionalProperties: false },
-      returnExample: null,
       timeoutMs: 100,
       run: (_args, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
     }),

@@ -39,13 +39,22 @@ export async function runtimeFixture({ graceMs = 100, tools = [] as ToolDefiniti
   };
 }
 
-const base = { riskLevel: 'low' as const, needConfirm: false, tags: ['test'], inputSchema: { type: 'object' }, returnExample: null };
+/** A low-risk test tool with an open schema; give it a name, what it does, and how it runs. */
+export const testTool = (tool: Pick<ToolDefinition, 'name' | 'description' | 'run'> & Partial<ToolDefinition>): ToolDefinition =>
+  defineTool({
+    title: tool.name,
+    riskLevel: 'low',
+    needConfirm: false,
+    mutating: false,
+    tags: ['test'],
+    inputSchema: { type: 'object' },
+    returnExample: null,
+    ...tool,
+  });
 
 /** A mutating tool that ignores aborts and never ends on its own. */
-export const stubbornWrite = defineTool({
-  ...base,
+export const stubbornWrite = testTool({
   name: 'stubborn_write',
-  title: 'Stubborn write',
   description: 'Writes somewhere and ignores every abort',
   mutating: true,
   timeoutMs: 60_000,
@@ -53,12 +62,9 @@ export const stubbornWrite = defineTool({
 });
 
 /** A read that takes a while but stops when aborted. */
-export const politeRead = defineTool({
-  ...base,
+export const politeRead = testTool({
   name: 'polite_read',
-  title: 'Polite read',
   description: 'Reads slowly and honours its abort signal',
-  mutating: false,
   timeoutMs: 60_000,
   run: (_args: unknown, { signal }) =>
     new Promise((resolve, reject) => {
@@ -71,10 +77,8 @@ export const politeRead = defineTool({
 });
 
 /** A quick mutating write. */
-export const quickWrite = defineTool({
-  ...base,
+export const quickWrite = testTool({
   name: 'quick_write',
-  title: 'Quick write',
   description: 'Writes at once',
   mutating: true,
   run: () => ({ written: true }),
