@@ -2,16 +2,19 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
 export type ToolStateName = 'executable' | 'read-only' | 'locked';
-export type CountName = 'total' | 'direct' | 'confirm' | 'generation';
+export type CountName = 'total' | 'direct' | 'confirm' | 'skills' | 'revoked' | 'generation' | 'diagnostics';
 
 export class ConsolePage {
+  /** The capability list's pane: filters, search, rows or the empty state. */
+  readonly capabilities: Locator;
   readonly toolCards: Locator;
   readonly filterInput: Locator;
   readonly executions: Locator;
   readonly executionEntries: Locator;
 
   constructor(readonly page: Page) {
-    this.toolCards = page.getByRole('region', { name: 'Capabilities' }).getByRole('article');
+    this.capabilities = page.getByRole('region', { name: 'Capabilities' });
+    this.toolCards = this.capabilities.getByRole('article');
     this.filterInput = page.getByRole('searchbox', { name: 'Search capabilities' });
     this.executions = page.getByRole('region', { name: 'Recent executions' });
     this.executionEntries = this.executions.getByRole('listitem');

@@ -4,6 +4,7 @@
  * every task's view of it and model discovery; its figures stay here so the operator can judge
  * what re-enabling brings back.
  */
+import { useState } from 'react';
 import type { ProviderInfo } from '../../../shared/capability';
 import { useSetProviderEnabled } from '../../api/hooks';
 import { ApiError } from '../../api/transport';
@@ -15,6 +16,22 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
   const open = useConsoleUi((ui) => ui.panel === 'providers');
   const openPanel = useConsoleUi((ui) => ui.openPanel);
   const setEnabled = useSetProviderEnabled();
+  // The switch moves as soon as it is pressed; the gateway's answer (or failure) settles it.
+  const [switching, setSwitching] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const toggle = (provider: string, enabled: boolean) => {
+    setSwitching((current) => new Map(current).set(provider, enabled));
+    setEnabled.mutate(
+      { provider, enabled },
+      {
+        onSettled: () =>
+          setSwitching((current) => {
+            const next = new Map(current);
+            next.delete(provider);
+            return next;
+          }),
+      },
+    );
+  };
   return (
     <Dialog open={open} onClose={() => openPanel(null)} variant="drawer" className="providers-panel" title="Providers">
       <p className="muted">Switching a provider takes effect at once, in this console and in every task.</p>
@@ -30,9 +47,9 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
                 <input
                   type="checkbox"
                   role="switch"
-                  checked={provider.enabled}
-                  disabled={setEnabled.isPending && setEnabled.variables?.provider === provider.name}
-                  onChange={(event) => setEnabled.mutate({ provider: provider.name, enabled: event.target.checked })}
+                  checked={switching.get(provider.name) ?? provider.enabled}
+                  aria-busy={switching.has(provider.name)}
+                  onChange={(event) => toggle(provider.name, event.target.checked)}
                 />
                 <span className="switch__track" aria-hidden="true" />
                 <span className="switch__label">Enabled</span>

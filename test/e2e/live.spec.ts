@@ -1,0 +1,72 @@
+/**
+ * The console follows the catalog live (server-sent events, no polling, no reload): skill files
+ * written while the page is open, providers switched, from this page or another client.
+ */
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
+import { writeSkill, writeSkillFile } from './skills';
+
+const liveTest = test.extend({
+  serveArgs: async ({ skillsDir }, use) => use(['--skills-dir', skillsDir]),
+});
+
+/** Marks the page, so a test can tell an update in place from a reload (which would lose the mark). */
+const markPage = (page: Page) => page.evaluate('window.__capstanNoReload = true');
+const stillSamePage = (page: Page) => page.evaluate<boolean>('window.__capstanNoReload === true');
+
+liveTest('a bad SKILL.md written while the page is open shows up in Diagnostics at once', async ({ consolePage, page, skillsDir }) => {
+  await expect(consolePage.count('diagnostics')).toHaveText('0');
+  await markPage(page);
+
+  const path = await writeSkillFile(skillsDir, 'no-description', '---\nname: no-description\ntags: [ops]\n---\n# Body\n');
+
+  await expect(consolePage.count('diagnostics')).toHaveText('1');
+  await page.getByRole('button', { name: /^Diagnostics/ }).click();
+  const panel = page.getByRole('dialog', { name: 'Diagnostics' });
+  const diagnostic = panel.getByRole('listitem');
+  await expect(diagnostic).toContainText('"description" is required');
+  await expect(diagnostic).toContainText(path);
+  await expect(diagnostic).toContainText('skills');
+  await expect(diagnostic).toContainText(/Line\s*2/);
+  await expect(diagnostic).toContainText('no-description');
+  // The broken file is left out of the catalog.
+  await expect(consolePage.tool('no-description')).toHaveCount(0);
+
+  // Fixing it while the panel is open clears the diagnostic and brings the skill in.
+  await writeSkill(skillsDir, 'no-description', { description: 'Now it has one.' });
+  await expect(panel).toContainText('No diagnostics');
+  await expect(consolePage.count('diagnostics')).toHaveText('0');
+  await page.keyboard.press('Escape');
+  await expect(consolePage.tool('no-description')).toBeVisible();
+  expect(await stillSamePage(page)).toBe(true);
+});
+
+liveTest('a new valid skill appears in the list, the figures and a running search without a reload', async ({ consolePage, page, skillsDir }) => {
+  await expect(consolePage.count('skills')).toHaveText('0');
+  const generation = Number(await consolePage.count('generation').textContent());
+  await consolePage.filterInput.fill('rollback');
+  await expect(consolePage.capabilities).toContainText('No lexical match');
+  await markPage(page);
+
+  await writeSkill(skillsDir, 'rollback-plan', { description: 'How to roll back a bad deploy.', tags: ['rollback', 'deploy'] });
+
+  await expect(consolePage.tool('rollback-plan')).toBeVisible();
+  await expect(consolePage.tool('rollback-plan')).toHaveAttribute('data-state', 'skill');
+  await expect(consolePage.count('skills')).toHaveText('1');
+  await expect(consolePage.count('total')).toHaveText('8');
+  expect(Number(await consolePage.count('generation').textContent())).toBeGreaterThan(generation);
+  expect(await stillSamePage(page)).toBe(true);
+});
+
+test('a provider switched by another client updates this page too', async ({ consolePage, page, capstan }) => {
+  await markPage(page);
+  const response = await fetch(`${capstan.origin}/providers/enabled`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${capstan.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ provider: 'builtin', enabled: false }),
+  });
+  expect(response.ok).toBe(true);
+  await expect(consolePage.count('total')).toHaveText('0');
+  await expect(consolePage.toolCards).toHaveCount(0);
+  expect(await stillSamePage(page)).toBe(true);
+});

@@ -1,0 +1,96 @@
+/** The search box: lexical-v1 over the whole catalog from the gateway, ranked, highlighted, faceted. */
+import { expect, test } from './fixtures';
+import { writeSkill } from './skills';
+
+test('typing "note search" puts note_search first and marks the matched terms', async ({ consolePage, page }) => {
+  await consolePage.filterInput.pressSequentially('note search');
+  await expect(page.locator('[data-results-for="note search"]')).toBeVisible();
+  const names = await consolePage.visibleToolNames();
+  expect(names[0]).toBe('note_search');
+  expect(names).toContain('note_add');
+  expect(names).not.toContain('time_now');
+
+  // Both terms are marked in the name, the field that ranked it first; the description's matches too.
+  const first = consolePage.tool('note_search');
+  await expect(first.getByRole('heading').locator('mark')).toHaveText(['note', 'search']);
+  await expect(first.locator('.tool-card__description mark').first()).toBeVisible();
+  await expect(page.getByText('matches for “note search”')).toBeVisible();
+});
+
+test('a nonsense query says plainly that nothing matched lexically, and Clear search brings the list back', async ({ consolePage, page }) => {
+  await consolePage.filterInput.fill('qwxzzy');
+  await expect(consolePage.capabilities).toContainText('No lexical match for “qwxzzy”.');
+  await expect(consolePage.toolCards).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Clear search' }).click();
+  await expect(consolePage.filterInput).toHaveValue('');
+  await expect(consolePage.toolCards).toHaveCount(8);
+});
+
+test('each keystroke asks the gateway at once, and the list answers the last query', async ({ consolePage, page }) => {
+  const searches: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname === '/catalog/search') searches.push(url.searchParams.get('query') ?? '');
+  });
+  await consolePage.filterInput.pressSequentially('todo', { delay: 20 });
+  await expect(page.locator('[data-results-for="todo"]')).toBeVisible();
+  // No debounce: the keystrokes before the last asked too (superseded answers are dropped or aborted).
+  expect(searches.length).toBeGreaterThan(1);
+  expect(searches.at(-1)).toBe('todo');
+  expect(await consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
+});
+
+const skillsTest = test.extend({
+  serveArgs: async ({ skillsDir }, use) => {
+    await writeSkill(skillsDir, 'release-checklist', { description: 'Steps before a release: changelog, tag, notes.', tags: ['release', 'ops'] });
+    await writeSkill(skillsDir, 'incident-triage', { description: 'Triage a production incident and page the owner.', tags: ['incident'] });
+    await use(['--skills-dir', skillsDir]);
+  },
+});
+
+skillsTest('skills are listed with tools, with a kind badge; kind and provider facets narrow the list and show counts', async ({ consolePage, page }) => {
+  await expect(consolePage.toolCards).toHaveCount(10);
+  const skill = consolePage.tool('release-checklist');
+  await expect(skill).toHaveAttribute('data-state', 'skill');
+  await expect(skill).toContainText('Skill');
+  await expect(skill).toContainText('Inspect only');
+  // Skills do not change the foundation's tool figures.
+  await expect(consolePage.count('total')).toHaveText('8');
+  await expect(consolePage.count('skills')).toHaveText('2');
+
+  const kinds = page.getByRole('group', { name: 'Filter by kind' });
+  await expect(kinds.getByRole('button', { name: 'Tools 8' })).toBeVisible();
+  await kinds.getByRole('button', { name: 'Skills 2' }).click();
+  expect(await consolePage.visibleToolNames()).toEqual(['incident-triage', 'release-checklist']);
+
+  await kinds.getByRole('button', { name: /^All kinds/ }).click();
+  const provider = page.getByLabel('Provider');
+  await expect(provider.locator('option')).toHaveText(['All providers (10)', 'builtin (8)', 'skills (2)']);
+  await provider.selectOption('builtin');
+  await expect(consolePage.toolCards).toHaveCount(8);
+
+  // Facet counts follow the search: "checklist" matches one skill and no builtin tool.
+  await consolePage.filterInput.fill('checklist');
+  await expect(provider.locator('option')).toHaveText(['All providers (1)', 'builtin (0)', 'skills (1)']);
+  await expect(page.getByText('No capability matches “checklist” under the All filter with the chosen kind and provider.')).toBeVisible();
+  await provider.selectOption('');
+  expect(await consolePage.visibleToolNames()).toEqual(['release-checklist']);
+  await expect(consolePage.tool('release-checklist').getByRole('heading').locator('mark')).toHaveText(['checklist']);
+});
+
+test('arrow keys move through the results from the search box, and Enter selects', async ({ consolePage, page }) => {
+  await consolePage.filterInput.fill('note');
+  await expect(page.locator('[data-results-for="note"]')).toBeVisible();
+  await consolePage.filterInput.press('ArrowDown');
+  const names = await consolePage.visibleToolNames();
+  await expect(page.getByRole('button', { name: names[0], exact: true })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByRole('button', { name: names[1], exact: true })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(consolePage.detail(names[1]!)).toBeVisible();
+  // Up from the first row goes back to the search box.
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowUp');
+  await expect(consolePage.filterInput).toBeFocused();
+});
