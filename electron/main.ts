@@ -43,6 +43,7 @@ export interface ShellOptions {
   port: number;
   token: string;
   dataDir: string;
+  skillsDirs: string[];
   logLevel: string;
 }
 
@@ -54,7 +55,13 @@ export interface ShellOptions {
 export function readShellOptions(args: string[], env: NodeJS.ProcessEnv): ShellOptions {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, token: { type: 'string' }, 'data-dir': { type: 'string' }, 'log-level': { type: 'string' } },
+    options: {
+      port: { type: 'string' },
+      token: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'skills-dir': { type: 'string', multiple: true },
+      'log-level': { type: 'string' },
+    },
     strict: false,
     allowPositionals: true,
   });
@@ -64,6 +71,7 @@ export function readShellOptions(args: string[], env: NodeJS.ProcessEnv): ShellO
     port: Number.isInteger(port) && port >= 0 && port <= 65535 ? port : DEFAULT_PORT,
     token: text(values.token) ?? env.CAPSTAN_TOKEN ?? randomBytes(24).toString('base64url'),
     dataDir: text(values['data-dir']) ?? defaultDataDir(env),
+    skillsDirs: (values['skills-dir'] ?? []).filter((dir): dir is string => typeof dir === 'string' && dir !== ''),
     logLevel: text(values['log-level']) ?? env.CAPSTAN_LOG_LEVEL ?? 'info',
   };
 }
@@ -218,7 +226,7 @@ async function start(): Promise<Shell | undefined> {
   await app.whenReady();
 
   // Awaited: the host may load providers asynchronously.
-  const host = await createHost({ dataDir: app.getPath('userData'), logger });
+  const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger });
   registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, confirm: (request) => confirmWithDialog(window, request) }), logger);
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.

@@ -486,11 +486,11 @@ describe('the preload', () => {
 
 describe('options shared with capstan serve', () => {
   it('reads flags first, then the environment, and leaves Chromium’s flags alone', () => {
-    const options = main.readShellOptions(['--enable-logging', '--port', '8123', '--data-dir', '/srv/capstan', 'extra'], {
+    const options = main.readShellOptions(['--enable-logging', '--port', '8123', '--data-dir', '/srv/capstan', '--skills-dir', '/srv/a', '--skills-dir', '/srv/b', 'extra'], {
       CAPSTAN_PORT: '9000',
       CAPSTAN_TOKEN: 'from-env',
     });
-    expect(options).toMatchObject({ port: 8123, dataDir: '/srv/capstan', token: 'from-env', logLevel: 'info' });
+    expect(options).toMatchObject({ port: 8123, dataDir: '/srv/capstan', skillsDirs: ['/srv/a', '/srv/b'], token: 'from-env', logLevel: 'info' });
     expect(main.readShellOptions([], { CAPSTAN_PORT: '9000' }).port).toBe(9000);
     expect(main.readShellOptions([], { CAPSTAN_PORT: 'many' }).port).toBe(main.DEFAULT_PORT);
     expect(main.readShellOptions([], {}).token).toMatch(/^[\w-]{32}$/);
