@@ -35,7 +35,12 @@ function newerView(client: QueryClient, fresh: CatalogView): CatalogView {
 export function useCatalog() {
   const transport = useTransport();
   const client = useQueryClient();
-  return useQuery({ queryKey: queryKeys.catalog, queryFn: async () => newerView(client, await transport.getCatalog(undefined)) });
+  return useQuery({
+    queryKey: queryKeys.catalog,
+    queryFn: async () => newerView(client, await transport.getCatalog(undefined)),
+    // The registry is rebuilt from each answer anyway; deep-comparing thousands of contracts would only cost.
+    structuralSharing: false,
+  });
 }
 
 /** Re-reads everything a catalog change can affect (live events call this). */
@@ -66,6 +71,8 @@ export function useCatalogSearch(query: string) {
     queryFn: async ({ signal }): Promise<SearchResult> =>
       empty ? ALL : { query, hits: (await transport.searchCatalog({ query }, { signal })).hits },
     placeholderData: keepPreviousData,
+    // Thousands of hits: comparing them deeply with the previous answer costs more than it saves.
+    structuralSharing: false,
     // The empty query needs no request: its answer is known before asking.
     ...(empty ? { initialData: ALL, staleTime: Infinity } : {}),
   });

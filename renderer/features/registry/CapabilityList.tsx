@@ -5,7 +5,7 @@
  * keys, Home, End, Page Up and Page Down move between rows; Enter or Space selects.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useImperativeHandle, useMemo, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import { useCallback, useEffect, useImperativeHandle, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
 import type { SearchView } from '../search/useSearchResults';
 import { CapabilityCard } from './CapabilityCard';
@@ -41,20 +41,24 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   /** A row to focus as soon as it is rendered (it may need scrolling into the window first). */
   const pendingFocus = useRef<string | null>(null);
 
+  // Stable while the rows are: the virtualizer recomputes every row's position when this function changes.
+  const getItemKey = useCallback((index: number) => shown[index]?.id ?? index, [shown]);
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read fresh on every render, as it expects.
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ESTIMATED_ROW_PX,
-    getItemKey: (index) => shown[index]?.id ?? index,
+    getItemKey,
     overscan: OVERSCAN,
     // React 19 warns about flushSync during rendering; a frame's delay on scroll is not visible.
     useFlushSync: false,
   });
 
-  const indexOf = useMemo(() => new Map(shown.map((entry, index) => [entry.id, index])), [shown]);
   const rows = virtualizer.getVirtualItems();
-  const preferred = indexOf.get(focusId ?? '') ?? indexOf.get(selectedId ?? '') ?? 0;
+  // A scan, not an index: building a Map of thousands of rows on every new result costs more than two lookups.
+  const indexOf = (id: string | null) => (id === null ? -1 : shown.findIndex((entry) => entry.id === id));
+  const focused = indexOf(focusId);
+  const preferred = focused !== -1 ? focused : Math.max(0, indexOf(selectedId));
   // Tab must always reach the list: if the preferred row is scrolled out of the DOM, the first rendered row takes its place.
   const tabbableIndex = rows.some((row) => row.index === preferred) ? preferred : (rows[0]?.index ?? 0);
 
@@ -76,11 +80,12 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   useEffect(focusRendered);
 
   const moveFocus = (index: number) => {
-    const target = shown[Math.max(0, Math.min(shown.length - 1, index))];
+    const clamped = Math.max(0, Math.min(shown.length - 1, index));
+    const target = shown[clamped];
     if (!target) return;
     setFocusId(target.id);
     pendingFocus.current = target.id;
-    virtualizer.scrollToIndex(indexOf.get(target.id) ?? 0, { align: 'auto' });
+    virtualizer.scrollToIndex(clamped, { align: 'auto' });
     focusRendered();
   };
 
