@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark, each against a baseline measured in the same run. */
 import { fileURLToPath } from 'node:url';
+import { benchConsoleSearch } from './consoleSearch';
 import { benchGatewayThroughput } from './gatewayThroughput';
 import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
 import { benchSearch } from './search';
@@ -48,4 +49,11 @@ if (wanted('ledger')) {
 
   const delay = await benchEventDelay();
   console.log(`\nEvent delay, ledger entry written → SSE client received, ${delay.calls} calls: p50 ${fixed(delay.p50Ms, 2)} ms, p99 ${fixed(delay.p99Ms, 2)} ms, max ${fixed(delay.maxMs, 2)} ms`);
+}
+
+if (wanted('console')) {
+  const ui = await benchConsoleSearch(cli);
+  console.log(`\nConsole in Chromium: ${ui.capabilities} capabilities, keystroke in the search box → updated list painted, ${ui.queries} queries`);
+  console.table({ 'keystroke → paint': { 'p50 ms': fixed(ui.p50Ms), 'p95 ms': fixed(ui.p95Ms), 'max ms': fixed(ui.maxMs) } });
+  console.log(`first list painted ${fixed(ui.firstListMs, 0)} ms after navigation; page JS heap ${fixed(ui.heapMB)} MB; ${ui.rowsInDom} rows in the DOM`);
 }

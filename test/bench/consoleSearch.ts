@@ -1,0 +1,128 @@
+/**
+ * The console with 10,000 skills in Chromium: from a keystroke in the search box to the updated
+ * list painted. Every number is taken inside the page: the keydown event's timestamp, a
+ * MutationObserver waiting for the list to say it answers the new query (`data-results-for`),
+ * then the next frame (requestAnimationFrame, then a task, which runs once that frame is painted).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { syntheticCatalog, syntheticQueries } from './syntheticCatalog';
+
+const SKILLS = 10_000;
+const QUERIES = 30;
+const WARM_UP = 3;
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** The synthetic corpus as SKILL.md folders; names repeat across synthetic providers, so keep the first of each. */
+async function writeSkills(dir: string, count: number): Promise<number> {
+  const seen = new Set<string>();
+  const docs = syntheticCatalog(count * 2).filter((doc) => !seen.has(doc.name) && seen.add(doc.name)).slice(0, count);
+  const BATCH = 500;
+  for (let start = 0; start < docs.length; start += BATCH) {
+    await Promise.all(
+      docs.slice(start, start + BATCH).map(async (doc) => {
+        await mkdir(join(dir, doc.name), { recursive: true });
+        const manifest = [`name: ${doc.name}`, `description: ${JSON.stringify(doc.description)}`, `tags: ${JSON.stringify(doc.tags)}`].join('\n');
+        await writeFile(join(dir, doc.name, 'SKILL.md'), `---\n${manifest}\n---\n# ${doc.name}\n\n${doc.description}\n`);
+      }),
+    );
+  }
+  return docs.length;
+}
+
+function startServe(cli: string, dataDir: string, skillsDir: string): Promise<{ child: ChildProcess; consoleUrl: string }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--skills-dir', skillsDir, '--log-level', 'warn'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Capstan console: (\S+)/.exec(out);
+      if (match?.[1]) resolve({ child, consoleUrl: match[1] });
+    });
+    child.once('exit', (code) => reject(new Error(`capstan serve exited early with ${code}`)));
+  });
+}
+
+/**
+ * Runs in the page (as a string: the bench's TypeScript project has no DOM types). Arms a
+ * measurement of the next keystroke in the search box; resolves with keydown → painted, in ms.
+ */
+const ARM_MEASUREMENT = `(expected) => {
+  window.__capstanKeystroke = new Promise((resolve) => {
+    const input = document.querySelector('input[type="search"]');
+    let keydownAt;
+    input.addEventListener('keydown', (event) => { keydownAt = event.timeStamp; }, { once: true, capture: true });
+    const answered = () => document.querySelector('[data-results-for="' + CSS.escape(expected) + '"]') !== null;
+    const observer = new MutationObserver(() => {
+      if (keydownAt === undefined || !answered()) return;
+      observer.disconnect();
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - keydownAt), 0));
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-results-for'] });
+  });
+}`;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export async function benchConsoleSearch(cli: string) {
+  const root = await mkdtemp(join(tmpdir(), 'capstan-bench-console-'));
+  const skillsDir = join(root, 'skills');
+  const dataDir = join(root, 'data');
+  await mkdir(skillsDir);
+  await mkdir(dataDir);
+  const written = await writeSkills(skillsDir, SKILLS);
+  const serve = await startServe(cli, dataDir, skillsDir);
+  const browser = await chromium.launch({ executablePath: process.env.CAPSTAN_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const search = page.getByRole('searchbox', { name: 'Search capabilities' });
+    const settled = (query: string) => page.locator(`[data-results-for="${query.trim().replace(/"/g, '\\"')}"]`).waitFor();
+
+    const navigationStart = Date.now();
+    await page.goto(serve.consoleUrl);
+    await page.locator('[data-count="skills"]', { hasText: String(written) }).waitFor({ timeout: 60_000 });
+    await page.locator('.tool-list__row').first().waitFor();
+    const firstListMs = Date.now() - navigationStart;
+
+    const queries = syntheticQueries(QUERIES + WARM_UP, 11);
+    const samples: number[] = [];
+    for (const [index, query] of queries.entries()) {
+      // Type all but the last character, let the list settle, then time the last keystroke.
+      await search.fill(query.slice(0, -1));
+      await settled(query.slice(0, -1));
+      await page.evaluate(`(${ARM_MEASUREMENT})(${JSON.stringify(query.trim())})`);
+      await search.press(query.at(-1)!);
+      const ms = await page.evaluate<number>('window.__capstanKeystroke');
+      if (index >= WARM_UP) samples.push(ms);
+    }
+    samples.sort((a, b) => a - b);
+
+    const rowsInDom = await page.locator('.tool-list__row').count();
+    const tools = Number(await page.locator('[data-count="total"]').textContent());
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const heap = await cdp.send('Runtime.getHeapUsage');
+
+    return {
+      capabilities: written + tools,
+      queries: samples.length,
+      p50Ms: percentile(samples, 50),
+      p95Ms: percentile(samples, 95),
+      maxMs: samples.at(-1)!,
+      firstListMs,
+      heapMB: heap.usedSize / 2 ** 20,
+      rowsInDom,
+    };
+  } finally {
+    await browser.close();
+    serve.child.kill('SIGTERM');
+    await rm(root, { recursive: true, force: true });
+  }
+}
