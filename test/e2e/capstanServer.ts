@@ -21,12 +21,18 @@ export interface CapstanServer {
   stop(): Promise<void>;
 }
 
-/** `extraArgs` go after the fixed ones, e.g. `['--skills-dir', dir]`. */
-export async function startCapstan(dataDir: string, extraArgs: readonly string[] = []): Promise<CapstanServer> {
+export interface StartOptions {
+  /** More `capstan serve` arguments, e.g. `['--skills-dir', dir]`. */
+  args?: readonly string[];
+  /** 0 (any free port) unless a test restarts a gateway where the page expects it. */
+  port?: number;
+  /** A fresh random one unless given. */
+  token?: string;
+}
+
+export async function startCapstan(dataDir: string, { args: extraArgs = [], port = 0, token = randomToken() }: StartOptions = {}): Promise<CapstanServer> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests`);
-  // Hex, so the token never starts with "-" (which parseArgs would read as an option).
-  const token = randomBytes(16).toString('hex');
-  const args = [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token, '--log-level', 'warn', ...extraArgs];
+  const args = [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--token', token, '--log-level', 'warn', ...extraArgs];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,3 +75,6 @@ export async function startCapstan(dataDir: string, extraArgs: readonly string[]
     },
   };
 }
+
+/** Hex, so the token never starts with "-" (which parseArgs would read as an option). */
+const randomToken = () => randomBytes(16).toString('hex');

@@ -64,7 +64,7 @@ export const test = base.extend<Fixtures>({
   // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
   serveArgs: async ({}, use) => use([]),
   capstan: async ({ dataDir, serveArgs }, use) => {
-    const server = await startCapstan(dataDir, serveArgs);
+    const server = await startCapstan(dataDir, { args: serveArgs });
     await use(server);
     await server.stop();
   },

@@ -3,6 +3,7 @@
  * written while the page is open, providers switched, from this page or another client.
  */
 import type { Page } from '@playwright/test';
+import { startCapstan } from './capstanServer';
 import { expect, test } from './fixtures';
 import { writeSkill, writeSkillFile } from './skills';
 
@@ -69,4 +70,37 @@ test('a provider switched by another client updates this page too', async ({ con
   await expect(consolePage.count('total')).toHaveText('0');
   await expect(consolePage.toolCards).toHaveCount(0);
   expect(await stillSamePage(page)).toBe(true);
+});
+
+liveTest('after the gateway restarts, the event stream reconnects and the page catches up on what changed meanwhile', async ({
+  consolePage,
+  page,
+  capstan,
+  dataDir,
+  skillsDir,
+  pageProblems,
+}) => {
+  // The page sees its stream cut and its reconnection attempts refused while the gateway is down.
+  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED)/);
+  await expect(consolePage.count('skills')).toHaveText('0');
+  await markPage(page);
+
+  await capstan.stop();
+  // Written while nobody is watching: no event will ever announce it.
+  await writeSkill(skillsDir, 'written-while-down', { description: 'Appears only if the console catches up after reconnecting.' });
+  const restarted = await startCapstan(dataDir, {
+    args: ['--skills-dir', skillsDir],
+    port: Number(new URL(capstan.origin).port),
+    token: capstan.token,
+  });
+  try {
+    await expect(consolePage.tool('written-while-down')).toBeVisible({ timeout: 15_000 });
+    await expect(consolePage.count('skills')).toHaveText('1');
+    // And the new stream carries live events again.
+    await writeSkill(skillsDir, 'written-after', { description: 'Announced by an event on the new stream.' });
+    await expect(consolePage.tool('written-after')).toBeVisible();
+    expect(await stillSamePage(page)).toBe(true);
+  } finally {
+    await restarted.stop();
+  }
 });
