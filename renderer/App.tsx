@@ -8,6 +8,7 @@ import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
 import { GatewayProblem } from './features/gateway/GatewayProblem';
 import { RecentExecutions } from './features/executions/RecentExecutions';
 import { InspectDrawer } from './features/inspect/InspectDrawer';
+import { LiveIndicator } from './features/live/LiveIndicator';
 import { ProvidersButton } from './features/providers/ProvidersButton';
 import { ProvidersPanel } from './features/providers/ProvidersPanel';
 import { RegistryCounts } from './features/registry/RegistryCounts';
@@ -37,6 +38,7 @@ export function App() {
         </div>
         {entries && <RegistryCounts entries={entries} generation={registry.catalogGeneration} />}
         <nav className="app-header__nav" aria-label="Console">
+          <LiveIndicator />
           {entries && (
             <>
               <ProvidersButton disabled={providers.filter((provider) => !provider.enabled).length} />

@@ -47,10 +47,14 @@ export interface EventStreamOptions {
   onMessage(message: SseMessage): void;
   /** Called on every successful (re)connection; `reconnected` is true after a drop, when events may have been missed. */
   onOpen?(reconnected: boolean): void;
+  /** Called when the stream drops or cannot be opened, before waiting to try again. */
+  onDrop?(): void;
+  /** Called when the gateway refuses the token: the stream gives up. */
+  onRefused?(): void;
 }
 
 /** Opens the stream and keeps it open until the returned function is called. */
-export function openEventStream({ url, token, onMessage, onOpen }: EventStreamOptions): () => void {
+export function openEventStream({ url, token, onMessage, onOpen, onDrop, onRefused }: EventStreamOptions): () => void {
   const controller = new AbortController();
   const { signal } = controller;
 
@@ -74,7 +78,10 @@ export function openEventStream({ url, token, onMessage, onOpen }: EventStreamOp
           signal,
         });
         // A refused token will not fix itself by asking again; the page shows why elsewhere.
-        if (response.status === 401) return;
+        if (response.status === 401) {
+          onRefused?.();
+          return;
+        }
         if (response.ok && response.body) {
           onOpen?.(everOpened);
           everOpened = true;
@@ -93,6 +100,7 @@ export function openEventStream({ url, token, onMessage, onOpen }: EventStreamOp
         // Dropped or refused: retry below, unless we were asked to stop.
       }
       if (signal.aborted) return;
+      onDrop?.();
       await sleep(reconnectDelay(attempt++));
     }
   };

@@ -37,9 +37,13 @@ export type ConsoleApi = {
   [K in OperationName]: (input: OperationInput<K>, options?: RequestOptions) => Promise<OperationOutput<K>>;
 };
 
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
+
 export interface SubscribeOptions {
   /** The stream came back after a drop: events may have been missed, so refresh everything they cover. */
   onReconnect?(): void;
+  /** Whether events are flowing, for the operator to know the page is current. */
+  onStatus?(status: LiveStatus): void;
 }
 
 export interface ConsoleTransport extends ConsoleApi {
@@ -92,11 +96,14 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
     kind: 'ipc',
     callConfirmed: (request) => invoke('callTool', request),
     // IPC does not drop while the window lives, so there is nothing to reconnect.
-    subscribe: (listener) =>
-      bridge.onEvent((payload) => {
+    subscribe: (listener, { onStatus } = {}) => {
+      const stop = bridge.onEvent((payload) => {
         const event = knownEvent(payload);
         if (event) listener(event);
-      }),
+      });
+      onStatus?.('live');
+      return stop;
+    },
   };
 }
 
@@ -140,13 +147,16 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
     ...everyOperation(send),
     kind: 'http',
     callTool,
-    subscribe: (listener, { onReconnect } = {}) =>
+    subscribe: (listener, { onReconnect, onStatus } = {}) =>
       openEventStream({
         url: new URL(EVENTS_PATH, baseUrl).href,
         token,
         onOpen: (reconnected) => {
+          onStatus?.('live');
           if (reconnected) onReconnect?.();
         },
+        onDrop: () => onStatus?.('reconnecting'),
+        onRefused: () => onStatus?.('refused'),
         onMessage: ({ data }) => {
           let payload: unknown;
           try {

@@ -5,11 +5,13 @@
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { useConsoleUi } from '../state/uiStore';
 import { refreshCatalog, useTransport } from './hooks';
 
 export function useLiveUpdates(): void {
   const transport = useTransport();
   const client = useQueryClient();
+  const setLiveStatus = useConsoleUi((ui) => ui.setLiveStatus);
   useEffect(
     () =>
       transport.subscribe(
@@ -17,8 +19,8 @@ export function useLiveUpdates(): void {
           if (event.type === 'catalog') refreshCatalog(client);
         },
         // Events sent while the stream was down are lost; read everything again instead.
-        { onReconnect: () => refreshCatalog(client) },
+        { onReconnect: () => refreshCatalog(client), onStatus: setLiveStatus },
       ),
-    [transport, client],
+    [transport, client, setLiveStatus],
   );
 }

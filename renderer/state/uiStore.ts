@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { CapabilityKind } from '../../shared/capability';
+import type { LiveStatus } from '../api/transport';
 import type { ToolFilter } from '../../shared/policy';
 
 export type KindFilter = 'all' | CapabilityKind;
@@ -24,6 +25,8 @@ interface ConsoleUiState {
   inspectingId: string | null;
   panel: Panel | null;
   settingsOpen: boolean;
+  /** Whether the gateway's events are reaching the page. */
+  liveStatus: LiveStatus;
   setFilter(filter: ToolFilter): void;
   setKind(kind: KindFilter): void;
   setProvider(provider: string | null): void;
@@ -33,6 +36,7 @@ interface ConsoleUiState {
   inspect(id: string | null): void;
   openPanel(panel: Panel | null): void;
   setSettingsOpen(open: boolean): void;
+  setLiveStatus(status: LiveStatus): void;
 }
 
 export const useConsoleUi = create<ConsoleUiState>()((set) => ({
@@ -44,6 +48,7 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   inspectingId: null,
   panel: null,
   settingsOpen: false,
+  liveStatus: 'connecting',
   setFilter: (filter) => set({ filter }),
   setKind: (kind) => set({ kind }),
   setProvider: (provider) => set({ provider }),
@@ -54,4 +59,5 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   inspect: (inspectingId) => set({ inspectingId, panel: null }),
   openPanel: (panel) => set({ panel, inspectingId: null }),
   setSettingsOpen: (settingsOpen) => set({ settingsOpen }),
+  setLiveStatus: (liveStatus) => set({ liveStatus }),
 }));

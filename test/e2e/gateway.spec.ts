@@ -7,6 +7,8 @@ test('opening the console without its token tells the operator to use the printe
   await expect(alert).toContainText('UNAUTHORIZED');
   await expect(alert).toContainText('Open the console URL that capstan serve printed');
   await expect(page.getByRole('article')).toHaveCount(0);
+  // The event stream is refused too, and the header says the page is not live.
+  await expect(page.locator('[data-live]')).toHaveText('Not live');
 });
 
 test('a wrong token is refused the same way', async ({ page, capstan }) => {

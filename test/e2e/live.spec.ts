@@ -85,7 +85,11 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   await expect(consolePage.count('skills')).toHaveText('0');
   await markPage(page);
 
+  const live = page.locator('[data-live]');
+  await expect(live).toHaveText('Live');
   await capstan.stop();
+  // The operator is told the page may be out of date.
+  await expect(live).toHaveText('Reconnecting…');
   // Written while nobody is watching: no event will ever announce it.
   await writeSkill(skillsDir, 'written-while-down', { description: 'Appears only if the console catches up after reconnecting.' });
   const restarted = await startCapstan(dataDir, {
@@ -95,6 +99,7 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   });
   try {
     await expect(consolePage.tool('written-while-down')).toBeVisible({ timeout: 15_000 });
+    await expect(live).toHaveText('Live');
     await expect(consolePage.count('skills')).toHaveText('1');
     // And the new stream carries live events again.
     await writeSkill(skillsDir, 'written-after', { description: 'Announced by an event on the new stream.' });
