@@ -90,7 +90,7 @@ describe('the skills provider', () => {
       ['skills:triage', false],
     ]);
     expect(catalog.diagnostics()).toEqual([
-      { provider: 'skills', path: `${a.dir}/broken/SKILL.md`, line: 2, capability: 'broken', reason: '"description" is required (a string)' },
+      { provider: 'skills', path: `${a.dir}/broken/SKILL.md`, line: 2, capability: 'skills:broken', reason: '"description" is required (a string)' },
       {
         provider: 'skills',
         path: `${b.dir}/other-release/SKILL.md`,

@@ -44,7 +44,8 @@ function loadSkills(dirs: readonly string[]): ProviderContents {
       }
       const parsed = parseSkillFile(path, bytes);
       if (!parsed.ok) {
-        diagnostics.push({ path, ...parsed.problem });
+        const { capability, ...problem } = parsed.problem;
+        diagnostics.push({ path, ...problem, capability: capability ? `${SKILLS_PROVIDER}:${capability}` : null });
         continue;
       }
       const { name } = parsed.skill.contract;

@@ -12,6 +12,7 @@ export const SKILL_FILE = 'SKILL.md';
 
 export interface SkillFileProblem {
   line: number | null;
+  /** The skill's name, when the file got far enough to tell it. */
   capability: string | null;
   reason: string;
 }
