@@ -177,12 +177,7 @@ export class LexicalResult {
   }
 
   hit(rank: number): LexicalHit {
-    const mask = this.masks[rank]!;
-    return {
-      doc: this.docs[rank]!,
-      score: this.scores[rank]!,
-      matched: FIELDS.filter((_, bit) => mask & (1 << bit)).map((f) => f.field),
-    };
+    return { doc: this.docs[rank]!, score: this.scores[rank]!, matched: MATCHED_FIELDS[this.masks[rank]!]! };
   }
 
   slice(start = 0, end = this.length): LexicalHit[] {
@@ -191,6 +186,11 @@ export class LexicalResult {
     return hits;
   }
 }
+
+/** The matched-field list for each of the 32 field masks, built once and shared by every hit. */
+const MATCHED_FIELDS: readonly LexicalField[][] = Array.from({ length: 1 << FIELDS.length }, (_, mask) =>
+  FIELDS.filter((_, bit) => mask & (1 << bit)).map((f) => f.field),
+);
 
 const EMPTY_RESULT = new LexicalResult(new Int32Array(0), new Float64Array(0), new Uint8Array(0));
 
