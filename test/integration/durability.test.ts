@@ -9,7 +9,8 @@ import { CLI, startServe } from '../support/serveProcess';
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-durability-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const capstan = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '--data-dir', dataDir], { encoding: 'utf8' });
+// Export prints every entry: allow more than spawnSync's 1 MiB default.
+const capstan = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '--data-dir', dataDir], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
 
 describe('durability', () => {
   it('keeps every answered call in a verifying ledger when the server is killed with SIGKILL mid-traffic', async () => {
