@@ -253,7 +253,8 @@ export class TaskRuntime {
   async supersede(sessionId: string, title: string, input?: string): Promise<Task> {
     const session = this.#session(sessionId);
     const active = session.active;
-    if (active) await this.#cancel(active, 'superseded', 'superseded by a new task');
+    // A task already stopping (finishing, or cancelled by someone else) is waited for, not cancelled twice.
+    if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#ended(active));
     const blocked = session.tasks.find((task) => task.state === 'blocked');
     if (blocked) this.#transition(blocked, 'superseded', 'replaced by a new task');
     const task = this.#submit(session, title, input, { requiresSuccess: false, state: 'queued', first: true });
@@ -283,8 +284,7 @@ export class TaskRuntime {
       this.#advance(this.#session(task.sessionId));
       return task;
     }
-    if (task.state === 'running') await this.#cancel(task, 'cancelled', reason);
-    else await Promise.all([...task.calls.values()].map((call) => call.recorded)); // already stopping
+    await (task.state === 'running' ? this.#cancel(task, 'cancelled', reason) : this.#ended(task));
     return task;
   }
 
@@ -536,6 +536,19 @@ export class TaskRuntime {
     // and its end is in the ledger, before the task ends and anything succeeds it.
     await Promise.all(calls.map((call) => call.recorded));
     this.#end(task, terminal, reason);
+  }
+
+  /** Resolves when the task reaches a terminal state. */
+  #ended(task: Task): Promise<void> {
+    if (isTerminal(task.state)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = this.onChange((view) => {
+        if (view.id === task.id && isTerminal(view.state)) {
+          stop();
+          resolve();
+        }
+      });
+    });
   }
 
   #end(task: Task, state: 'succeeded' | 'failed' | 'cancelled' | 'superseded', reason: string): void {

@@ -141,6 +141,20 @@ describe('cancellation', () => {
   });
 });
 
+describe('concurrent actions', () => {
+  it('lets two supersedes and a cancel race without an illegal transition', async () => {
+    fixture = await runtimeFixture({ tools: [politeRead] });
+    const { runtime } = fixture;
+    const task = runtime.start('s', 'busy');
+    const read = runCall(fixture, task, 'polite_read', 'read-race');
+    const [a, b] = await Promise.all([runtime.supersede('s', 'plan A'), runtime.supersede('s', 'plan B'), runtime.cancel(task.id)]);
+    expect((await read).status).toBe('cancelled');
+    expect(task.state).toBe('superseded');
+    expect(runtime.view().tasks.filter((t) => ACTIVE_STATES.includes(t.state))).toHaveLength(1);
+    expect([a!.state, b!.state].sort()).toEqual(['queued', 'running']);
+  });
+});
+
 describe('runtime invariants under random action sequences', () => {
   type Action =
     | { kind: 'start' | 'followUp' | 'supersede'; dependent: boolean }
