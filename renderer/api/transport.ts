@@ -110,9 +110,9 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
 export function createHttpTransport(baseUrl: string, token: string): ConsoleTransport {
   const send = async <K extends OperationName>(operation: K, input: OperationInput<K>, options?: RequestOptions): Promise<OperationOutput<K>> => {
     const { method, path, output } = operations[operation];
-    const url = new URL(path, baseUrl);
-    // GET operations take their (flat, string-valued) input as the query string, as the gateway reads it.
-    if (method === 'GET' && input !== undefined) url.search = new URLSearchParams(input as Record<string, string>).toString();
+    const url = new URL(withPathParams(path, input), baseUrl);
+    // GET operations take their (flat) input as the query string, as the gateway reads it.
+    if (method === 'GET' && input !== undefined) url.search = queryString(input);
     const requestBody = method === 'GET' || input === undefined ? null : JSON.stringify(input);
     let response: Response;
     try {
@@ -174,6 +174,21 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
       return challenge ? callTool({ ...request, confirmation: challenge.id }) : first;
     },
   };
+}
+
+/**
+ * Fills a route's parameters (`/tasks/:id/cancel`) from the input's fields of the same name.
+ * The fields stay in the body too: the gateway merges path and body, and the schema wants them.
+ */
+export function withPathParams(path: string, input: unknown): string {
+  const fields = (input ?? {}) as Record<string, unknown>;
+  return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(fields[name] ?? '')));
+}
+
+/** A flat input as a query string; absent (undefined) fields are left out rather than sent as "undefined". */
+export function queryString(input: unknown): string {
+  const entries = Object.entries(input as Record<string, unknown>).filter(([, value]) => value !== undefined);
+  return new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString();
 }
 
 const TOKEN_KEY = 'capstan.token';
