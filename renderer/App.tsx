@@ -1,8 +1,10 @@
 /**
  * The console page: header with the catalog's figures and the ways into Providers, Diagnostics
- * and Settings; the capability list; the selected capability and recent executions.
+ * and Settings; the capability list; the selected capability and recent executions; the
+ * activity dock with the Tasks and Ledger views.
  */
 import { useLiveUpdates } from './api/useLiveUpdates';
+import { ActivityDock } from './features/dock/ActivityDock';
 import { DiagnosticsButton } from './features/diagnostics/DiagnosticsButton';
 import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
 import { GatewayProblem } from './features/gateway/GatewayProblem';
@@ -65,9 +67,12 @@ export function App() {
           )}
           <main className="workspace">
             <RegistryPane entries={entries} byId={byId} providers={providers} />
-            <div className="detail-pane">
-              <SelectedCapability byId={byId} />
-              <RecentExecutions />
+            <div className="workspace__side">
+              <div className="detail-pane">
+                <SelectedCapability byId={byId} />
+                <RecentExecutions />
+              </div>
+              <ActivityDock />
             </div>
           </main>
           <SettingsDialog entries={entries} whitelist={whitelist} />

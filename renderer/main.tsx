@@ -2,6 +2,7 @@ import './zodConfig';
 import './styles/theme.css';
 import './styles/layout.css';
 import './styles/components.css';
+import './styles/activity.css';
 import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

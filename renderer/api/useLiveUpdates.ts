@@ -1,26 +1,59 @@
 /**
  * Keeps the page current without polling: one subscription to the gateway's events for the
  * whole app. A catalog event (a skill written, a provider switched, a capability revoked)
- * re-reads the catalog and the searches; event types this console does not know are ignored.
+ * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
+ * (gathered once per animation frame). Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import type { LedgerEntry } from '../../shared/ledger';
+import { createLedgerFeed } from '../features/ledger/ledgerFeed';
+import { createTaskFeed } from '../features/tasks/taskCache';
+import { refreshTasks } from '../features/tasks/useTasks';
 import { useConsoleUi } from '../state/uiStore';
 import { refreshCatalog, useTransport } from './hooks';
+import type { LiveStatus } from './transport';
+
+/**
+ * Entries that change a session's unknown outcomes, which task events do not carry: a call
+ * ending with an unknown outcome, or the operator acknowledging one.
+ */
+const changesUnknownOutcomes = (entry: LedgerEntry) =>
+  entry.kind === 'acknowledgement' || (entry.kind === 'call_finished' && entry.details.status === 'outcome_unknown');
 
 export function useLiveUpdates(): void {
   const transport = useTransport();
   const client = useQueryClient();
   const setLiveStatus = useConsoleUi((ui) => ui.setLiveStatus);
-  useEffect(
-    () =>
-      transport.subscribe(
-        (event) => {
-          if (event.type === 'catalog') refreshCatalog(client);
-        },
+  useEffect(() => {
+    const ledger = createLedgerFeed(transport);
+    const tasks = createTaskFeed(client);
+    const unsubscribe = transport.subscribe(
+      (event) => {
+        if (event.type === 'catalog') refreshCatalog(client);
+        else if (event.type === 'task') tasks.push(event.task);
+        else {
+          ledger.push(event.entry);
+          if (changesUnknownOutcomes(event.entry)) refreshTasks(transport, client);
+        }
+      },
+      {
         // Events sent while the stream was down are lost; read everything again instead.
-        { onReconnect: () => refreshCatalog(client), onStatus: setLiveStatus },
-      ),
-    [transport, client, setLiveStatus],
-  );
+        onReconnect: () => refreshCatalog(client),
+        onStatus: (status: LiveStatus) => {
+          setLiveStatus(status);
+          // A stream that opens starts at the gateway's present: read what came before it.
+          if (status === 'live') {
+            refreshTasks(transport, client);
+            void ledger.resync();
+          }
+        },
+      },
+    );
+    return () => {
+      unsubscribe();
+      ledger.stop();
+      tasks.stop();
+    };
+  }, [transport, client, setLiveStatus]);
 }

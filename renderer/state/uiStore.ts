@@ -1,16 +1,23 @@
 /**
- * What the operator is looking at: the search and filters, the selected capability and which
- * dialog or drawer is open. Server data (catalog, settings) lives in react-query; only view
- * state lives here.
+ * What the operator is looking at: the search and filters, the selected capability, which
+ * dialog or drawer is open, and the activity dock (its view, its size, the Tasks view's session
+ * and the Ledger view's filter). Server data (catalog, settings, tasks) lives in react-query and
+ * the live ledger in its own store; only view state lives here.
  */
 import { create } from 'zustand';
 import type { CapabilityKind } from '../../shared/capability';
 import type { LiveStatus } from '../api/transport';
 import type { ToolFilter } from '../../shared/policy';
+import { DEFAULT_SESSION } from '../../shared/tasks';
+import type { LedgerFilter } from './ledgerStore';
 
 export type KindFilter = 'all' | CapabilityKind;
 /** Drawers opened from the header. */
 export type Panel = 'providers' | 'diagnostics';
+/** The views in the activity dock along the bottom of the window. */
+export type DockTab = 'tasks' | 'ledger';
+/** How much of the window the dock takes: only its tabs, a part, or most of it. */
+export type DockSize = 'collapsed' | 'open' | 'maximized';
 
 interface ConsoleUiState {
   filter: ToolFilter;
@@ -27,6 +34,12 @@ interface ConsoleUiState {
   settingsOpen: boolean;
   /** Whether the gateway's events are reaching the page. */
   liveStatus: LiveStatus;
+  dockTab: DockTab;
+  dockSize: DockSize;
+  /** The session the Tasks view shows and acts in: the console's own unless the operator picks another. */
+  taskSession: string;
+  /** What the Ledger view shows; empty shows every entry. */
+  ledgerFilter: LedgerFilter;
   setFilter(filter: ToolFilter): void;
   setKind(kind: KindFilter): void;
   setProvider(provider: string | null): void;
@@ -37,6 +50,13 @@ interface ConsoleUiState {
   openPanel(panel: Panel | null): void;
   setSettingsOpen(open: boolean): void;
   setLiveStatus(status: LiveStatus): void;
+  /** Shows a dock view, opening the dock if it is collapsed. */
+  openDock(tab: DockTab): void;
+  setDockSize(size: DockSize): void;
+  setTaskSession(session: string): void;
+  setLedgerFilter(filter: LedgerFilter): void;
+  /** Opens the Ledger view on these entries (a requestId or task chosen elsewhere on the page). */
+  showLedger(filter: LedgerFilter): void;
 }
 
 export const useConsoleUi = create<ConsoleUiState>()((set) => ({
@@ -49,6 +69,10 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   panel: null,
   settingsOpen: false,
   liveStatus: 'connecting',
+  dockTab: 'tasks',
+  dockSize: 'collapsed',
+  taskSession: DEFAULT_SESSION,
+  ledgerFilter: {},
   setFilter: (filter) => set({ filter }),
   setKind: (kind) => set({ kind }),
   setProvider: (provider) => set({ provider }),
@@ -60,4 +84,9 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   openPanel: (panel) => set({ panel, inspectingId: null }),
   setSettingsOpen: (settingsOpen) => set({ settingsOpen }),
   setLiveStatus: (liveStatus) => set({ liveStatus }),
+  openDock: (dockTab) => set((ui) => ({ dockTab, dockSize: ui.dockSize === 'collapsed' ? 'open' : ui.dockSize })),
+  setDockSize: (dockSize) => set({ dockSize }),
+  setTaskSession: (taskSession) => set({ taskSession }),
+  setLedgerFilter: (ledgerFilter) => set({ ledgerFilter }),
+  showLedger: (ledgerFilter) => set((ui) => ({ ledgerFilter, dockTab: 'ledger', dockSize: ui.dockSize === 'collapsed' ? 'open' : ui.dockSize })),
 }));

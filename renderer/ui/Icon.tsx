@@ -17,6 +17,20 @@ const paths = {
   close: 'M6 6l12 12M18 6 6 18',
   plug: 'M9 3v5m6-5v5M6 8h12v3a6 6 0 0 1-12 0zm6 9v4',
   inspect: 'M4 5h16M4 10h9M4 15h6m6.5 4a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm2.5-1 2.5 2.5',
+  clock: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zm0-13v4.5l3 2',
+  pause: 'M9 5v14M15 5v14',
+  stop: 'M6 6h12v12H6z',
+  hourglass: 'M6 3h12M6 21h12M7 3v3a5 5 0 0 0 10 0V3M7 21v-3a5 5 0 0 1 10 0v3',
+  forward: 'M4 12h14m-5-6 6 6-6 6',
+  list: 'M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01',
+  tasks: 'M4 7l2 2 4-4M13 7h7M4 16l2 2 4-4M13 16h7',
+  chevronUp: 'M6 15l6-6 6 6',
+  chevronDown: 'M6 9l6 6 6-6',
+  maximize: 'M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5',
+  restore: 'M9 4v5H4M15 4v5h5M9 20v-5H4M15 20v-5h5',
+  shield: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6zm-3.5 9 2.5 2.5 4.5-5',
+  filter: 'M4 5h16l-6 7v6l-4 2v-8z',
+  arrowUp: 'M12 19V5m-6 6 6-6 6 6',
 } as const;
 
 export type IconName = keyof typeof paths;

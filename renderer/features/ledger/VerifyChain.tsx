@@ -1,0 +1,39 @@
+/** Asks the gateway to walk the whole hash chain, and says whether it holds or where it breaks. */
+import { useMutation } from '@tanstack/react-query';
+import { useTransport } from '../../api/hooks';
+import { ApiError } from '../../api/transport';
+import { ErrorNotice } from '../../ui/ErrorNotice';
+import { Icon } from '../../ui/Icon';
+
+export function VerifyChain() {
+  const transport = useTransport();
+  const verify = useMutation({ mutationFn: () => transport.verifyLedger(undefined) });
+  const result = verify.data;
+  return (
+    <div className="verify-chain">
+      <button type="button" className="button" onClick={() => !verify.isPending && verify.mutate()} aria-disabled={verify.isPending}>
+        <Icon name={verify.isPending ? 'spinner' : 'shield'} className={verify.isPending ? 'spin' : ''} />
+        {verify.isPending ? 'Verifying…' : 'Verify chain'}
+      </button>
+      <span role="status" className="verify-chain__result">
+        {result &&
+          !verify.isPending &&
+          (result.ok ? (
+            <span className="verdict verdict--ok" data-verdict="ok">
+              <Icon name="check" /> Chain intact: {result.entries.toLocaleString()} entries, up to #{result.lastSeq}
+            </span>
+          ) : (
+            <span className="verdict verdict--bad" data-verdict="broken">
+              <Icon name="alert" /> Chain broken at #{result.brokenAt}: {result.reason}
+            </span>
+          ))}
+      </span>
+      {verify.error && (
+        <ErrorNotice
+          what="Could not verify the chain"
+          error={verify.error instanceof ApiError ? verify.error.body : { code: 'INTERNAL_ERROR', message: verify.error.message }}
+        />
+      )}
+    </div>
+  );
+}

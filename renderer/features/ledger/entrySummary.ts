@@ -1,0 +1,38 @@
+/**
+ * One line saying what a ledger entry records, from its kind-specific details. Digests are
+ * shortened: they are evidence to compare, not to read; the entry's drawer shows them whole.
+ */
+import type { LedgerEntry } from '../../../shared/ledger';
+import { shortHash } from '../../ui/format';
+
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+const digest = (label: string, value: unknown) => (typeof value === 'string' ? `${label} ${shortHash(value, 8)}` : '');
+const join = (...parts: string[]) => parts.filter((part) => part !== '').join(' · ');
+
+export function entrySummary({ kind, details: d }: LedgerEntry): string {
+  switch (kind) {
+    case 'call_started':
+      return d.refused ? 'refused before it ran' : join(d.mutating ? 'mutating' : 'read', digest('args', d.argumentsDigest));
+    case 'call_finished':
+      return join(text(d.status), text(d.code), typeof d.durationMs === 'number' ? `${d.durationMs} ms` : '', digest('result', d.resultDigest));
+    case 'task_transition':
+      return join(`${text(d.from) || 'new'} → ${text(d.to)}`, d.title ? `“${text(d.title)}”` : '', text(d.reason));
+    case 'cancellation':
+      return join(text(d.reason), typeof d.callsInFlight === 'number' ? `${d.callsInFlight} in flight` : '');
+    case 'acknowledgement':
+      return join(`acknowledged ${text(d.acknowledged)}`, typeof d.remainingUnknown === 'number' ? `${d.remainingUnknown} still unknown` : '');
+    case 'grant_reduced':
+      return `${text(d.pattern)} lowered to ${text(d.authority)}`;
+    case 'confirmation':
+      return join(digest('challenge', d.challengeId), digest('args', d.argumentsDigest));
+  }
+}
+
+/** How the entry went, for its row's edge: a call's status, or the state a transition reached. */
+export function entryTone({ kind, details }: LedgerEntry): 'ok' | 'bad' | 'warn' | 'plain' {
+  const status = kind === 'call_finished' ? details.status : kind === 'task_transition' ? details.to : undefined;
+  if (status === 'ok' || status === 'succeeded') return 'ok';
+  if (status === 'error' || status === 'failed' || status === 'outcome_unknown') return 'bad';
+  if (status === 'refused' || status === 'cancelled' || status === 'superseded' || kind === 'cancellation') return 'warn';
+  return 'plain';
+}

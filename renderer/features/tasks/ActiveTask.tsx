@@ -1,0 +1,97 @@
+/**
+ * The session's active task: its state and what it is doing (steers, calls, capability
+ * context, the handoff it started with) and what the operator can do to it now.
+ */
+import type { TaskView } from '../../../shared/tasks';
+import { useConsoleUi } from '../../state/uiStore';
+import { ErrorNotice } from '../../ui/ErrorNotice';
+import { clockTime } from '../../ui/format';
+import { Icon } from '../../ui/Icon';
+import { CallCounts } from './CallCounts';
+import { ContextUsage } from './ContextUsage';
+import { HandoffDigest } from './HandoffDigest';
+import { SteerForm } from './SteerForm';
+import type { DialogAction } from './TaskActionDialog';
+import { TaskFacts } from './TaskFacts';
+import { TaskStateBadge } from './TaskStateBadge';
+import { commandError, useTaskCommand } from './useTasks';
+
+interface ActiveTaskProps {
+  task: TaskView;
+  titleOf(id: string | null): string | undefined;
+  onDialog(action: DialogAction): void;
+}
+
+export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
+  const cancel = useTaskCommand();
+  const showLedger = useConsoleUi((ui) => ui.showLedger);
+  const running = task.state === 'running';
+  const cancelError = commandError(cancel.error);
+
+  return (
+    <section className={`task-card task-card--${task.state}`} aria-labelledby="active-task-title" data-task-id={task.id}>
+      <header className="task-card__header">
+        <TaskStateBadge state={task.state} />
+        <h3 id="active-task-title" className="task-card__title">
+          {task.title}
+        </h3>
+        <button type="button" className="button button--small button--quiet" onClick={() => showLedger({ taskId: task.id })}>
+          <Icon name="list" />
+          Ledger
+        </button>
+      </header>
+      <TaskFacts task={task} predecessorTitle={titleOf(task.predecessorId)} />
+      {!running && (
+        <p className="muted" role="status">
+          {task.state === 'cancelling'
+            ? 'Cancelling: new calls are refused and running calls have been told to stop.'
+            : `Waiting for ${task.callsInFlight} started call${task.callsInFlight === 1 ? '' : 's'} to end.`}
+        </p>
+      )}
+
+      <CallCounts counts={task.callCounts} inFlight={task.callsInFlight} />
+      {task.context && <ContextUsage context={task.context} />}
+
+      <div className="task-card__steers">
+        <h4 className="subheading">Steers ({task.steers.length})</h4>
+        {task.steers.length > 0 && (
+          <ol className="steer-list">
+            {task.steers.map((steer, index) => (
+              <li key={index}>
+                <time className="muted" dateTime={steer.at}>
+                  {clockTime(steer.at)}
+                </time>{' '}
+                {steer.text}
+              </li>
+            ))}
+          </ol>
+        )}
+        {running && <SteerForm sessionId={task.sessionId} taskId={task.id} />}
+      </div>
+
+      <div className="task-card__actions" role="group" aria-label="Active task actions">
+        <button type="button" className="button" onClick={() => onDialog('finish')} disabled={!running}>
+          <Icon name="check" />
+          Finish…
+        </button>
+        <button type="button" className="button" onClick={() => onDialog('supersede')} disabled={!running}>
+          <Icon name="forward" />
+          Supersede…
+        </button>
+        <button
+          type="button"
+          className="button button--danger"
+          onClick={() => !cancel.isPending && cancel.mutate({ type: 'cancel', id: task.id })}
+          disabled={!running}
+          aria-disabled={cancel.isPending}
+        >
+          <Icon name="stop" />
+          {cancel.isPending ? 'Cancelling…' : 'Cancel task'}
+        </button>
+      </div>
+      {cancelError && <ErrorNotice what="Cancel failed" error={cancelError} />}
+
+      {task.handoff && <HandoffDigest handoff={task.handoff} predecessorTitle={titleOf(task.handoff.predecessorId)} />}
+    </section>
+  );
+}

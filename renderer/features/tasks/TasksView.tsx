@@ -1,0 +1,112 @@
+/**
+ * The Tasks view: the console's session (or one the operator picks), its active task, the
+ * follow-ups waiting behind it, unknown outcomes to acknowledge, and finished tasks. Manual
+ * executions join the session's running task, or start one called "Manual calls".
+ */
+import { useId, useState } from 'react';
+import { ACTIVE_STATES, DEFAULT_SESSION, TERMINAL_STATES, type TaskView } from '../../../shared/tasks';
+import { ApiError } from '../../api/transport';
+import { useConsoleUi } from '../../state/uiStore';
+import { ErrorNotice } from '../../ui/ErrorNotice';
+import { Icon } from '../../ui/Icon';
+import { ActiveTask } from './ActiveTask';
+import { FinishedTasks } from './FinishedTasks';
+import { TaskActionDialog, type DialogAction } from './TaskActionDialog';
+import { TaskQueue } from './TaskQueue';
+import { UnknownOutcomes } from './UnknownOutcomes';
+import { useTasksView } from './useTasks';
+
+const byEndDesc = (a: TaskView, b: TaskView) => (b.endedAt ?? b.createdAt).localeCompare(a.endedAt ?? a.createdAt);
+
+export function TasksView() {
+  const query = useTasksView();
+  const sessionId = useConsoleUi((ui) => ui.taskSession);
+  const setSession = useConsoleUi((ui) => ui.setTaskSession);
+  const [dialog, setDialog] = useState<DialogAction | null>(null);
+  const sessionPicker = useId();
+
+  if (!query.data) {
+    return query.error ? (
+      <ErrorNotice
+        what="Could not read the tasks"
+        error={query.error instanceof ApiError ? query.error.body : { code: 'INTERNAL_ERROR', message: query.error.message }}
+      />
+    ) : (
+      <p className="loading" role="status">
+        <Icon name="spinner" className="spin" /> Reading tasks…
+      </p>
+    );
+  }
+
+  const { sessions, tasks: allTasks } = query.data;
+  const session = sessions.find((candidate) => candidate.id === sessionId);
+  const tasks = allTasks.filter((task) => task.sessionId === sessionId);
+  const titles = new Map(allTasks.map((task) => [task.id, task.title]));
+  const titleOf = (id: string | null) => (id === null ? undefined : titles.get(id));
+  // Derived from the tasks, which events keep current, rather than from the session's last read.
+  const active = tasks.find((task) => ACTIVE_STATES.includes(task.state));
+  const waiting = tasks.filter((task) => task.state === 'queued' || task.state === 'blocked');
+  const finished = tasks.filter((task) => TERMINAL_STATES.includes(task.state)).sort(byEndDesc);
+  const sessionIds = [...new Set([DEFAULT_SESSION, ...sessions.map((known) => known.id)])];
+
+  return (
+    <div className="tasks-view">
+      <div className="tasks-view__toolbar">
+        {sessionIds.length > 1 && (
+          <label htmlFor={sessionPicker} className="tasks-view__session">
+            Session
+            <select id={sessionPicker} className="input" value={sessionId} onChange={(event) => setSession(event.target.value)}>
+              {sessionIds.map((id) => (
+                <option key={id} value={id}>
+                  {id === DEFAULT_SESSION ? `${id} (this console)` : id}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {!active && (
+          <button type="button" className="button button--primary" onClick={() => setDialog('start')}>
+            <Icon name="play" />
+            Start task…
+          </button>
+        )}
+        <button type="button" className="button" onClick={() => setDialog('follow_up')}>
+          <Icon name="clock" />
+          Follow-up…
+        </button>
+        {!active && waiting.some((task) => task.state === 'blocked') && (
+          <button type="button" className="button" onClick={() => setDialog('supersede')}>
+            <Icon name="forward" />
+            Supersede…
+          </button>
+        )}
+      </div>
+
+      {session && session.unknownOutcomes.length > 0 && <UnknownOutcomes outcomes={session.unknownOutcomes} />}
+
+      <div className="tasks-view__columns">
+        <div className="tasks-view__column">
+          <h3 className="pane-heading">Active task</h3>
+          {active ? (
+            <ActiveTask key={active.id} task={active} titleOf={titleOf} onDialog={setDialog} />
+          ) : (
+            <div className="placeholder">
+              <p>No task is running in this session.</p>
+              <p className="muted">
+                Start a titled task, or run a tool: a manual execution with no running task starts one called “Manual calls”.
+              </p>
+            </div>
+          )}
+        </div>
+        <div className="tasks-view__column">
+          <h3 className="pane-heading">Waiting ({waiting.length})</h3>
+          <TaskQueue tasks={waiting} titleOf={titleOf} />
+          <h3 className="pane-heading">Finished ({finished.length})</h3>
+          <FinishedTasks tasks={finished} titleOf={titleOf} />
+        </div>
+      </div>
+
+      <TaskActionDialog action={dialog} sessionId={sessionId} active={active} onClose={() => setDialog(null)} />
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+/** The sessions and tasks through react-query, and the operator's task actions. */
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { ErrorBody } from '../../../shared/api';
+import type { TaskAction, TasksView, TaskView } from '../../../shared/tasks';
+import { useTransport } from '../../api/hooks';
+import { ApiError, type ConsoleTransport } from '../../api/transport';
+import { applySessionAnswer, applyTaskAnswer, askedAt, readTasks, tasksQueryKey } from './taskCache';
+
+/** Everything the gateway knows about sessions and tasks, kept current by events. */
+export function useTasksView() {
+  const transport = useTransport();
+  const client = useQueryClient();
+  return useQuery({
+    queryKey: tasksQueryKey,
+    queryFn: () => readTasks(transport, client),
+    // Events keep it current; it is read again only when the event stream (re)opens.
+    staleTime: Infinity,
+    gcTime: Infinity,
+  });
+}
+
+/** Reads GET /tasks again (the event stream opened: task events may have been missed). */
+export function refreshTasks(transport: ConsoleTransport, client: QueryClient): void {
+  void client.fetchQuery({ queryKey: tasksQueryKey, queryFn: () => readTasks(transport, client), staleTime: 0 }).catch(() => {
+    // The view says so through its own query state; the next reconnection reads again.
+  });
+}
+
+/** One of the operator's task commands; each maps to one gateway operation. */
+export type TaskCommand =
+  | { type: 'action'; action: TaskAction }
+  | { type: 'cancel'; id: string }
+  | { type: 'resume'; id: string }
+  | { type: 'acknowledge'; id: string; requestId: string };
+
+/** Runs task commands and shows their answers at once; each caller gets its own pending and error state. */
+export function useTaskCommand() {
+  const transport = useTransport();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (command: TaskCommand): Promise<TaskView | TasksView['sessions'][number]> => {
+      const asked = askedAt(client);
+      switch (command.type) {
+        case 'action': {
+          const task = await transport.taskAction(command.action);
+          applyTaskAnswer(client, task, asked);
+          return task;
+        }
+        case 'cancel':
+        case 'resume': {
+          const task = await (command.type === 'cancel' ? transport.cancelTask : transport.resumeTask)({ id: command.id });
+          applyTaskAnswer(client, task, asked);
+          return task;
+        }
+        case 'acknowledge': {
+          const session = await transport.acknowledgeOutcome({ id: command.id, requestId: command.requestId });
+          applySessionAnswer(client, session);
+          return session;
+        }
+      }
+    },
+  });
+}
+
+/** A failed command's error as the gateway sent it. */
+export const commandError = (error: unknown): ErrorBody | null =>
+  error === null || error === undefined
+    ? null
+    : error instanceof ApiError
+      ? error.body
+      : { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
