@@ -1,10 +1,13 @@
 /** One call in Recent executions: who, what, how it went, and the gateway's full answer. */
 import { useState } from 'react';
 import type { Execution } from '../../state/executionsStore';
+import { useConsoleUi } from '../../state/uiStore';
 import { CopyButton } from '../../ui/CopyButton';
 import { errorText } from '../../ui/errorText';
+import { shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
+import { VerifyEvidence } from './VerifyEvidence';
 
 /** Whole milliseconds read best; below 10 ms a decimal still says something. */
 const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
@@ -38,6 +41,9 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
   const open = chosen ?? isNewest;
   const answer = execution.response ?? (execution.error ? { requestId: execution.requestId, ok: false, error: execution.error } : undefined);
   const json = answer === undefined ? '' : formatJson(answer);
+  const showLedger = useConsoleUi((ui) => ui.showLedger);
+  // Refused before it joined a task (unknown tool, bad arguments): no task, and nothing of it in the ledger.
+  const taskId = execution.response?.taskId;
 
   return (
     <li className={`execution execution--${execution.status}`} aria-label={`${execution.tool} ${execution.requestId}`}>
@@ -54,7 +60,27 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
       </div>
       <div className="execution__request-id">
         <span className="muted">requestId</span> <code data-testid="request-id">{execution.requestId}</code>
+        {taskId && (
+          <button
+            type="button"
+            className="button button--small button--quiet"
+            onClick={() => showLedger({ requestId: execution.requestId })}
+            title="Show this call's ledger entries"
+          >
+            <Icon name="list" />
+            Ledger entries
+          </button>
+        )}
       </div>
+      {taskId && (
+        <div className="execution__request-id">
+          <span className="muted">task</span>{' '}
+          <button type="button" className="link-button" onClick={() => showLedger({ taskId })} title={`Show the ledger entries of ${taskId}`}>
+            <code data-testid="task-id">{shortTaskId(taskId)}</code>
+          </button>
+        </div>
+      )}
+      {execution.response?.ok && <VerifyEvidence requestId={execution.requestId} result={execution.response.result} />}
       {execution.error && (
         <p className="execution__error">{errorText(execution.error)}</p>
       )}
