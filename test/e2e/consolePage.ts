@@ -77,4 +77,43 @@ export class ConsolePage {
   settingsDialog(): Locator {
     return this.page.getByRole('dialog', { name: 'Settings' });
   }
+
+  /** A tab of the activity dock ("Tasks" or "Ledger"), whatever badges it carries. */
+  dockTab(name: 'Tasks' | 'Ledger'): Locator {
+    return this.page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: new RegExp(`^${name}`) });
+  }
+
+  /** Opens the Tasks view and returns its panel. */
+  async openTasks(): Promise<Locator> {
+    await this.dockTab('Tasks').click();
+    const panel = this.page.getByRole('tabpanel', { name: /^Tasks/ });
+    await expect(panel).toBeVisible();
+    return panel;
+  }
+
+  /** Opens the Ledger view and returns its panel. */
+  async openLedger(): Promise<Locator> {
+    await this.dockTab('Ledger').click();
+    const panel = this.page.getByRole('tabpanel', { name: /^Ledger/ });
+    await expect(panel).toBeVisible();
+    return panel;
+  }
+
+  /** Rows of the Ledger view's grid that are rendered (it is virtualized), newest first. */
+  ledgerRows(filter: { requestId?: string; kind?: string } = {}): Locator {
+    let selector = '.ledger-grid__body [role="row"]';
+    if (filter.requestId) selector += `[data-request-id="${filter.requestId}"]`;
+    if (filter.kind) selector += `[data-kind="${filter.kind}"]`;
+    return this.page.locator(selector);
+  }
+
+  /** The active task's card in the Tasks view. */
+  activeTask(): Locator {
+    return this.page.getByRole('region', { name: 'Activity' }).locator('.task-card');
+  }
+
+  /** A task's row under Waiting or Finished, by title. */
+  taskRow(list: 'Queued and blocked tasks' | 'Finished tasks', title: string): Locator {
+    return this.page.getByRole('list', { name: list }).getByRole('listitem', { name: title, exact: true });
+  }
 }

@@ -1,0 +1,200 @@
+/**
+ * The live Ledger view: entries of calls run from the console appear as they are written, under
+ * the requestId shown in Recent executions; evidence and the chain verify; filters narrow it;
+ * bursts of entries are taken in without polling; a reconnecting stream catches up.
+ */
+import type { Request } from '@playwright/test';
+import { startCapstan } from './capstanServer';
+import { expect, test } from './fixtures';
+import { gatewayApi } from './gatewayApi';
+
+/** GET /ledger requests the page sends, to show the view is fed by events rather than polling. */
+function countLedgerReads(requests: Request[]) {
+  return requests.filter((request) => request.method() === 'GET' && new URL(request.url()).pathname === '/ledger').length;
+}
+
+test('tools run from the console show their call_started and call_finished entries live, under the same requestId', async ({ consolePage, page }) => {
+  const ledger = await consolePage.openLedger();
+  await expect(ledger.getByText('The ledger is empty')).toBeVisible();
+  const requests: Request[] = [];
+  page.on('request', (request) => requests.push(request));
+
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  const first = await consolePage.requestIdOf(consolePage.latestExecution);
+  await expect(consolePage.ledgerRows({ requestId: first })).toHaveCount(2);
+  await expect(consolePage.ledgerRows({ requestId: first, kind: 'call_started' })).toContainText('builtin:time_now');
+  await expect(consolePage.ledgerRows({ requestId: first, kind: 'call_finished' })).toContainText(/ok · \d+ ms · result [0-9a-f]{8}…/);
+
+  await (await consolePage.select('local_status')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.executionEntries).toHaveCount(2);
+  const second = await consolePage.requestIdOf(consolePage.latestExecution);
+  await expect(consolePage.ledgerRows({ requestId: second })).toHaveCount(2);
+  // Newest first: the second call's end is the top row.
+  await expect(consolePage.ledgerRows().first()).toHaveAttribute('data-request-id', second);
+  await expect(consolePage.ledgerRows().first()).toHaveAttribute('data-kind', 'call_finished');
+  // The first manual call started "Manual calls"; its transitions are in the ledger too.
+  await expect(consolePage.ledgerRows({ kind: 'task_transition' }).filter({ hasText: 'Manual calls' })).toHaveCount(1);
+  // Fed by events: running tools made the page read GET /ledger no more.
+  expect(countLedgerReads(requests)).toBe(0);
+});
+
+test('Verify evidence says the shown result matches its ledger entry, and Ledger entries opens the view on that requestId', async ({ consolePage, page }) => {
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('ok');
+  const requestId = await consolePage.requestIdOf(entry);
+
+  await entry.getByRole('button', { name: 'Verify evidence' }).click();
+  const verdict = entry.locator('[data-verdict]');
+  await expect(verdict).toHaveAttribute('data-verdict', 'match');
+  await expect(verdict).toContainText(/Matches ledger entry #\d+/);
+  const seq = Number((await verdict.getByRole('button').textContent())?.replace('#', ''));
+
+  await entry.getByRole('button', { name: 'Ledger entries' }).click();
+  const ledger = page.getByRole('tabpanel', { name: /^Ledger/ });
+  await expect(ledger.getByLabel('requestId')).toHaveValue(requestId);
+  await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', '2');
+  await expect(consolePage.ledgerRows()).toHaveCount(2);
+  await expect(consolePage.ledgerRows({ requestId })).toHaveCount(2);
+  // The entry the evidence matched is this call's call_finished.
+  await expect(consolePage.ledgerRows({ kind: 'call_finished' })).toHaveAttribute('data-seq', String(seq));
+
+  // Its drawer shows every field in full and the digests.
+  await consolePage.ledgerRows({ kind: 'call_finished' }).click();
+  const drawer = page.getByRole('dialog', { name: `Ledger entry #${seq}` });
+  await expect(drawer).toContainText(requestId);
+  await expect(drawer).toContainText('"resultDigest"');
+  await expect(drawer.getByText(/^[0-9a-f]{64}$/).first()).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(drawer).toBeHidden();
+
+  // The task link shows the whole task's entries: its transitions as well as the call.
+  await entry.getByTestId('task-id').click();
+  await expect(ledger.getByLabel('requestId')).toHaveValue('');
+  await expect(ledger.getByLabel('Task')).not.toHaveValue('');
+  await expect(consolePage.ledgerRows({ kind: 'task_transition' })).not.toHaveCount(0);
+  await expect(consolePage.ledgerRows({ requestId })).toHaveCount(2);
+});
+
+test('a result that differs from the recorded one is reported as a mismatch', async ({ consolePage, page }) => {
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('ok');
+  // Tamper with what the page sends, as if the shown result had been altered.
+  await page.route('**/ledger/evidence', (route) => {
+    const body = route.request().postDataJSON() as { requestId: string; result: Record<string, unknown> };
+    return route.continue({ postData: JSON.stringify({ ...body, result: { ...body.result, timezone: 'Mars/Olympus_Mons' } }) });
+  });
+  await entry.getByRole('button', { name: 'Verify evidence' }).click();
+  const verdict = entry.locator('[data-verdict]');
+  await expect(verdict).toHaveAttribute('data-verdict', 'mismatch');
+  await expect(verdict).toContainText(/Does not match ledger entry #\d+: differs from the digest in ledger entry \d+/);
+});
+
+test('Verify chain reports an intact chain with its length', async ({ consolePage, capstan }) => {
+  await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now' });
+  const ledger = await consolePage.openLedger();
+  const { lastSeq } = await gatewayApi<{ lastSeq: number }>(capstan, 'GET', '/ledger?limit=1');
+  await ledger.getByRole('button', { name: 'Verify chain' }).click();
+  await expect(ledger.locator('[data-verdict="ok"]')).toHaveText(`Chain intact: ${lastSeq} entries, up to #${lastSeq}`);
+});
+
+test('a burst of hundreds of entries a second is taken in live, in a virtualized grid, without polling', async ({ consolePage, page, capstan }) => {
+  const ledger = await consolePage.openLedger();
+  await expect(ledger.getByText('The ledger is empty')).toBeVisible();
+  const requests: Request[] = [];
+  page.on('request', (request) => requests.push(request));
+  // The page counts the longest gap between animation frames while the burst arrives.
+  await page.evaluate(`(() => {
+    window.__maxFrameGap = 0;
+    let last = performance.now();
+    const tick = (now) => { window.__maxFrameGap = Math.max(window.__maxFrameGap, now - last); last = now; if (!window.__stopFrames) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  })()`);
+
+  const CALLS = 400;
+  const started = Date.now();
+  await Promise.all(Array.from({ length: CALLS }, (_, index) => gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now', requestId: `burst-${index}` })));
+  const { lastSeq } = await gatewayApi<{ lastSeq: number }>(capstan, 'GET', '/ledger?limit=1');
+  const perSecond = (lastSeq / (Date.now() - started)) * 1000;
+
+  // Every entry reached the page: the newest is on top and the count is the ledger's.
+  await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', String(lastSeq));
+  await expect(consolePage.ledgerRows().first()).toHaveAttribute('data-seq', String(lastSeq));
+  expect(lastSeq).toBeGreaterThanOrEqual(2 * CALLS);
+  // Only a window of rows is in the DOM.
+  expect(await consolePage.ledgerRows().count()).toBeLessThan(60);
+  expect(countLedgerReads(requests)).toBe(0);
+  const maxFrameGap = await page.evaluate<number>('(window.__stopFrames = true, window.__maxFrameGap)');
+  test.info().annotations.push({ type: 'burst', description: `${lastSeq} entries at ${Math.round(perSecond)}/s; longest frame gap ${Math.round(maxFrameGap)} ms` });
+  // Generous for shared CI machines; a page that rendered per event would stall far longer.
+  expect(maxFrameGap).toBeLessThan(500);
+
+  // Filters narrow what is held at once; the kind applies as soon as it is chosen.
+  await ledger.getByLabel('Kind').selectOption('call_finished');
+  await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', String(CALLS));
+  await expect(consolePage.ledgerRows({ kind: 'call_started' })).toHaveCount(0);
+  await ledger.getByLabel('requestId').fill('burst-7');
+  await ledger.getByLabel('requestId').press('Enter');
+  await expect(consolePage.ledgerRows()).toHaveCount(1);
+  await expect(consolePage.ledgerRows({ requestId: 'burst-7', kind: 'call_finished' })).toHaveCount(1);
+  await ledger.getByRole('button', { name: 'Clear' }).click();
+  await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', String(lastSeq));
+});
+
+test('reading older rows keeps them in place while new entries arrive on top', async ({ consolePage, page, capstan }) => {
+  for (let batch = 0; batch < 4; batch += 1) {
+    await Promise.all(Array.from({ length: 25 }, () => gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now' })));
+  }
+  await page.reload();
+  const ledger = await consolePage.openLedger();
+  const grid = ledger.getByRole('grid', { name: 'Ledger entries, newest first' });
+  await expect(consolePage.ledgerRows().first()).toBeVisible();
+  // Keyboard: focus the grid, walk down to an older row.
+  await grid.focus();
+  for (let step = 0; step < 12; step += 1) await page.keyboard.press('ArrowDown');
+  const focused = ledger.locator('[role="row"][aria-selected="true"]');
+  const seq = await focused.getAttribute('data-seq');
+  const before = await focused.boundingBox();
+
+  await Promise.all(Array.from({ length: 10 }, () => gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now' })));
+  await expect(ledger.getByRole('button', { name: /\d+ new/ })).toBeVisible();
+  const after = await ledger.locator(`[role="row"][data-seq="${seq}"]`).boundingBox();
+  expect(after?.y).toBeCloseTo(before?.y ?? 0, 0);
+
+  // Enter opens the focused entry.
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('dialog', { name: `Ledger entry #${seq}` })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await ledger.getByRole('button', { name: /\d+ new/ }).click();
+  await expect(ledger.getByRole('button', { name: /\d+ new/ })).toBeHidden();
+});
+
+test('after the gateway restarts, the Ledger view reads the entries its event stream missed', async ({ consolePage, capstan, dataDir, pageProblems }) => {
+  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED)/);
+  const { page } = consolePage;
+  const ledger = await consolePage.openLedger();
+  await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now', requestId: 'before-restart' });
+  await expect(consolePage.ledgerRows({ requestId: 'before-restart' })).toHaveCount(2);
+  // Keep the page's stream from coming back until the test lets it.
+  await page.route('**/events', (route) => route.abort('connectionrefused'));
+  await capstan.stop();
+  await expect(page.locator('[data-live]')).toHaveText('Reconnecting…');
+  const restarted = await startCapstan(dataDir, { port: Number(new URL(capstan.origin).port), token: capstan.token });
+  try {
+    // Written while the page's stream is down: no event will ever carry it to this page.
+    await gatewayApi(restarted, 'POST', '/tools/call', { tool: 'time_now', requestId: 'while-reconnecting' });
+    await page.unroute('**/events');
+    await expect(page.locator('[data-live]')).toHaveText('Live', { timeout: 15_000 });
+    await expect(consolePage.ledgerRows({ requestId: 'while-reconnecting' })).toHaveCount(2);
+    await gatewayApi(restarted, 'POST', '/tools/call', { tool: 'time_now', requestId: 'after-reconnect' });
+    await expect(consolePage.ledgerRows({ requestId: 'after-reconnect' })).toHaveCount(2);
+    // No entry twice.
+    const seqs = await Promise.all((await consolePage.ledgerRows().all()).map((row) => row.getAttribute('data-seq')));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', String(seqs.length));
+  } finally {
+    await restarted.stop();
+  }
+});
