@@ -27,11 +27,13 @@ export function App() {
   useLiveUpdates();
   const registry = useRegistry();
   const setSettingsOpen = useConsoleUi((ui) => ui.setSettingsOpen);
+  // The layout gives the dock room by its size (styles/activity.css).
+  const dockSize = useConsoleUi((ui) => ui.dockSize);
   const { entries, byId, whitelist, error, providers, diagnostics } = registry;
   const retry = () => void registry.retry();
 
   return (
-    <div className="app">
+    <div className={`app app--dock-${dockSize}`}>
       <header className="app-header">
         <div className="brand">
           <Logo />

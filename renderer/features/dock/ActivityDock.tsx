@@ -53,7 +53,7 @@ export function ActivityDock() {
               id={`${baseId}-${id}-tab`}
               className="dock__tab"
               aria-selected={id === tab}
-              aria-controls={collapsed ? undefined : `${baseId}-${id}-panel`}
+              aria-controls={!collapsed && id === tab ? `${baseId}-${id}-panel` : undefined}
               tabIndex={id === tab ? 0 : -1}
               onClick={() => openDock(id)}
             >
@@ -88,7 +88,7 @@ export function ActivityDock() {
         </div>
       </div>
       {!collapsed && (
-        <div className="dock__panel" role="tabpanel" id={`${baseId}-${tab}-panel`} aria-labelledby={`${baseId}-${tab}-tab`}>
+        <div className={`dock__panel dock__panel--${tab}`} role="tabpanel" id={`${baseId}-${tab}-panel`} aria-labelledby={`${baseId}-${tab}-tab`}>
           {tab === 'tasks' ? <TasksView /> : <LedgerView />}
         </div>
       )}

@@ -69,7 +69,7 @@ export function LedgerFilters() {
           <option key={capability.contract.id} value={capability.contract.id} />
         ))}
       </datalist>
-      <div className="ledger-filters__field">
+      <div className="ledger-filters__field ledger-filters__field--kind">
         <label htmlFor={ids.kind}>Kind</label>
         <select
           id={ids.kind}

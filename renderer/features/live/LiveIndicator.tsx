@@ -7,7 +7,7 @@ import { useConsoleUi } from '../../state/uiStore';
 
 const looks = {
   connecting: { label: 'Connecting…', hint: 'Opening the live event stream to the gateway.' },
-  live: { label: 'Live', hint: 'Changes to the catalog appear here as they happen.' },
+  live: { label: 'Live', hint: 'Changes to the catalog, tasks and ledger appear here as they happen.' },
   reconnecting: { label: 'Reconnecting…', hint: 'The live event stream dropped; what is shown may be out of date until it is back.' },
   refused: { label: 'Not live', hint: 'The gateway refused this page’s token, so no live events arrive.' },
 } as const;
