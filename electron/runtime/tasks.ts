@@ -223,7 +223,7 @@ export class TaskRuntime {
         taskId: active.id,
       });
     }
-    const task = this.#submit(session, title, input, { requiresSuccess: false, state: 'queued' });
+    const task = this.#submit(session, title, input, { requiresSuccess: false, ahead: true });
     this.#run(task);
     return task;
   }
@@ -244,7 +244,7 @@ export class TaskRuntime {
   /** Follow-up: queued until the tasks before it end; runs at once when nothing is ahead. */
   followUp(sessionId: string, title: string, input: string | undefined, requiresSuccess: boolean): Task {
     const session = this.#session(sessionId);
-    const task = this.#submit(session, title, input, { requiresSuccess, state: 'queued' });
+    const task = this.#submit(session, title, input, { requiresSuccess, ahead: false });
     this.#advance(session);
     return task;
   }
@@ -257,7 +257,7 @@ export class TaskRuntime {
     if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#ended(active));
     const blocked = session.tasks.find((task) => task.state === 'blocked');
     if (blocked) this.#transition(blocked, 'superseded', 'replaced by a new task');
-    const task = this.#submit(session, title, input, { requiresSuccess: false, state: 'queued', first: true });
+    const task = this.#submit(session, title, input, { requiresSuccess: false, ahead: true });
     this.#advance(session);
     return task;
   }
@@ -472,12 +472,16 @@ export class TaskRuntime {
     };
   }
 
-  #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; state: TaskState; first?: boolean }): Task {
-    // A superseding task goes before anything already queued; others go last.
+  /**
+   * Adds a queued task to the session. A follow-up goes last and succeeds the task submitted
+   * before it; a started or superseding task goes ahead of the waiting ones and succeeds the
+   * last task that is not waiting.
+   */
+  #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; ahead: boolean }): Task {
     const waiting = session.tasks.filter((task) => task.state === 'queued' || task.state === 'blocked');
-    const predecessor = options.first ? [...session.tasks].reverse().find((t) => !waiting.includes(t)) : session.last;
-    const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length, options.state);
-    if (options.first && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
+    const predecessor = options.ahead ? [...session.tasks].reverse().find((t) => !waiting.includes(t)) : session.last;
+    const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length, 'queued');
+    if (options.ahead && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
     else session.tasks.push(task);
     this.#tasks.set(task.id, task);
     if (input) session.conversation.push({ role: 'operator', text: input, taskId: task.id, at: new Date().toISOString() });

@@ -81,6 +81,20 @@ describe('the task state machine', () => {
     expect(after.state).toBe('running');
   });
 
+  it('gives a task started beside a blocked follow-up the last ended task as predecessor', async () => {
+    fixture = await runtimeFixture();
+    const { runtime } = fixture;
+    const first = runtime.start('s', 'first');
+    const blocked = runtime.followUp('s', 'dependent', undefined, true);
+    await runtime.finish('s', first.id, 'no luck', 'failed');
+    const manual = runtime.taskForCall({ sessionId: 's' });
+    expect(manual.predecessorId).toBe(first.id);
+    expect(blocked.state).toBe('blocked');
+    await runtime.finish('s', manual.id, 'checked', 'succeeded');
+    // The blocked follow-up still waits for the operator.
+    expect(blocked.state).toBe('blocked');
+  });
+
   it('lets the operator cancel or replace a blocked follow-up', async () => {
     fixture = await runtimeFixture();
     const { runtime } = fixture!;
