@@ -26,6 +26,10 @@ test('at 1280×800 the dock sits under the selected tool, beside the full-height
   await dock.getByRole('button', { name: 'Maximize' }).click();
   await expect(consolePage.detail('time_now')).toBeHidden();
   await expect(consolePage.capabilities).toBeVisible();
+  // Maximized, the open view fills the side pane down to the window's bottom edge.
+  const panel = await page.getByRole('tabpanel').boundingBox();
+  expect(panel && panel.height > 600 && panel.y + panel.height >= 799).toBe(true);
+  await expect(page.getByRole('tabpanel')).toContainText('Start task');
   await dock.getByRole('button', { name: 'Restore' }).click();
   await expect(consolePage.detail('time_now')).toBeVisible();
   await dock.getByRole('button', { name: 'Collapse' }).click();
