@@ -10,8 +10,8 @@ import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { useExecuteTool, useToolRunning } from '../executions/useExecuteTool';
-import { InspectButton } from '../inspect/InspectButton';
-import { ownStateLook, StateBadge } from '../registry/StateBadge';
+import { CapabilityHeader } from '../registry/CapabilityHeader';
+import { ownStateLook } from '../registry/StateBadge';
 import type { ToolEntry } from '../registry/useRegistry';
 import { ReviewDialog } from './ReviewDialog';
 import { hasArguments, toArguments, ToolForm } from './ToolForm';
@@ -41,31 +41,17 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
 
   return (
     <section ref={section} className="tool-detail" aria-labelledby="tool-detail-heading" data-state={state}>
-      <header className="tool-detail__header">
-        <div>
-          <h2 id="tool-detail-heading" className="tool-detail__name">
-            {tool.name}
-          </h2>
-          <p className="tool-detail__title">
-            {tool.title} <code className="tool-detail__id" title="Capability id">{tool.id}</code>
-          </p>
-        </div>
-        <div className="tool-detail__header-actions">
-          <StateBadge state={state} />
-          <InspectButton id={entry.id} />
-        </div>
-      </header>
-      <div className="tool-detail__badges">
-        <RiskBadge risk={tool.riskLevel} />
-        <ConfirmationBadge needConfirm={tool.needConfirm} />
-        {tool.mutating && <MutatingBadge />}
-        <span className="badge badge--plain">provider: {tool.provider}</span>
-        {tool.tags.map((tag) => (
-          <span key={tag} className="badge badge--tag">
-            #{tag}
-          </span>
-        ))}
-      </div>
+      <CapabilityHeader
+        entry={entry}
+        headingId="tool-detail-heading"
+        badges={
+          <>
+            <RiskBadge risk={tool.riskLevel} />
+            <ConfirmationBadge needConfirm={tool.needConfirm} />
+            {tool.mutating && <MutatingBadge />}
+          </>
+        }
+      />
       <p className="tool-detail__description">{tool.description}</p>
 
       {state === 'read-only' && (
