@@ -25,16 +25,10 @@ export function registryCounts(tools: readonly Pick<ToolDescriptor, 'needConfirm
 
 export type ToolFilter = 'all' | 'low-risk' | 'confirm';
 
-export function matchesFilter(
-  tool: Pick<ToolDescriptor, 'name' | 'title' | 'description' | 'tags' | 'riskLevel' | 'needConfirm'>,
-  filter: ToolFilter,
-  text: string,
-): boolean {
-  if (filter === 'low-risk' && tool.riskLevel !== 'low') return false;
-  if (filter === 'confirm' && !tool.needConfirm) return false;
-  const needle = text.trim().toLowerCase();
-  if (!needle) return true;
-  return [tool.name, tool.title, tool.description, ...tool.tags].some((field) => field.toLowerCase().includes(needle));
+export function matchesFilter(tool: Pick<ToolDescriptor, 'riskLevel' | 'needConfirm'>, filter: ToolFilter): boolean {
+  if (filter === 'low-risk') return tool.riskLevel === 'low';
+  if (filter === 'confirm') return tool.needConfirm;
+  return true;
 }
 
 /** The prefix the console gives the requestIds it generates, so its calls stand out in logs. */

@@ -3,8 +3,6 @@
  * router: a query is normalized and split into terms, each term scores the best field it hits,
  * and equal scores fall back to canonical id order. An empty result only means no lexical match.
  */
-export const ANALYZER = 'lexical-v1';
-
 export type LexicalField = 'name' | 'tags' | 'description' | 'provider' | 'kind';
 
 /**

@@ -26,16 +26,14 @@ describe('client policy', () => {
     expect(registryCounts([])).toEqual({ total: 0, direct: 0, needConfirm: 0 });
   });
 
-  it('filters by risk, by confirmation and by text over name, title, description and tags', () => {
+  it('filters by risk and by confirmation', () => {
     const low = tool('note_search', false);
     const confirm = tool('http_check', true);
-    expect(matchesFilter(low, 'low-risk', '')).toBe(true);
-    expect(matchesFilter(confirm, 'low-risk', '')).toBe(false);
-    expect(matchesFilter(confirm, 'confirm', '')).toBe(true);
-    expect(matchesFilter(low, 'confirm', '')).toBe(false);
-    expect(matchesFilter(low, 'all', '  NOTE ')).toBe(true);
-    expect(matchesFilter(low, 'all', 'tag-note')).toBe(true);
-    expect(matchesFilter(low, 'all', 'does note_search')).toBe(true);
-    expect(matchesFilter(low, 'all', 'printer')).toBe(false);
+    expect(matchesFilter(low, 'low-risk')).toBe(true);
+    expect(matchesFilter(confirm, 'low-risk')).toBe(false);
+    expect(matchesFilter(confirm, 'confirm')).toBe(true);
+    expect(matchesFilter(low, 'confirm')).toBe(false);
+    expect(matchesFilter(low, 'all')).toBe(true);
+    expect(matchesFilter(confirm, 'all')).toBe(true);
   });
 });

@@ -63,7 +63,7 @@ export function useSearchResults(entries: readonly RegistryEntry[], byId: Readon
     const providers = new Map<string, number>();
     for (const entry of ranking.entries) {
       const { contract } = entry;
-      const risk = matchesFilter(contract, filter, '');
+      const risk = matchesFilter(contract, filter);
       const kindOk = kind === 'all' || contract.kind === kind;
       const providerOk = provider === null || contract.provider === provider;
       if (risk && providerOk) kinds[contract.kind] += 1;
