@@ -1,16 +1,26 @@
 /**
  * Operator configuration: optional `config.json` in the data dir, validated at start-up so a
- * mistake is reported clearly instead of half-applied.
+ * mistake is reported clearly instead of half-applied. The defaults live here, with the schema
+ * they complete: the runtime receives the resulting values and does not decide them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
-import { DEFAULT_ADMISSION_BUDGET } from './runtime/admission';
-import { DEFAULT_GRANTS } from './runtime/grants';
-import { DEFAULT_GRACE_MS } from './runtime/tasks';
 
 export const CONFIG_FILE = 'config.json';
+
+/** Out of the box: builtin tools and skills are fully usable; nothing else is granted. */
+export const DEFAULT_GRANTS: readonly Grant[] = [
+  { pattern: 'builtin:*', authority: 'execute' },
+  { pattern: 'skills:*', authority: 'activate' },
+];
+
+/** A model's input budget, a minimal base (system prompt, request, room for a reply) and a margin. */
+export const DEFAULT_ADMISSION_BUDGET = { budgetTokens: 128_000, baseTokens: 8_000, marginTokens: 6_400 };
+
+/** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
+export const DEFAULT_GRACE_MS = 5_000;
 
 const Tokens = z.number().int().nonnegative();
 

@@ -5,6 +5,7 @@
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { CapstanError } from '../../shared/errors';
+import { DEFAULT_ADMISSION_BUDGET } from '../config';
 
 export interface AdmissionBudget {
   /** The model's input budget in tokens. */
@@ -15,7 +16,9 @@ export interface AdmissionBudget {
   marginTokens: number;
 }
 
-export const DEFAULT_ADMISSION_BUDGET: AdmissionBudget = { budgetTokens: 128_000, baseTokens: 8_000, marginTokens: 6_400 };
+// The configuration owns the default budget; it is re-exported for the callers that build a
+// context without a config.json (tests).
+export { DEFAULT_ADMISSION_BUDGET };
 
 /** How long an admitted item stays: one model step, or the whole task (`/name` activation). */
 export type ContextScope = 'step' | 'task';
