@@ -3,6 +3,12 @@
  * router: a query is normalized and split into terms, each term scores the best field it hits,
  * and equal scores fall back to canonical id order. An empty result only means no lexical match.
  */
+import { normalize, terms } from '../../shared/lexical';
+
+// Re-exported for test/bench/search.ts, which gives MiniSearch the same tokenizer; new code
+// imports it from shared/lexical.
+export { terms };
+
 export type LexicalField = 'name' | 'tags' | 'description' | 'provider' | 'kind';
 
 /**
@@ -38,17 +44,6 @@ export interface LexicalHit {
   doc: number;
   score: number;
   matched: LexicalField[];
-}
-
-/** Unicode-normalizes (NFKC) and case-folds. */
-export function normalize(text: string): string {
-  return text.normalize('NFKC').toLowerCase();
-}
-
-/** Splits into terms at whitespace, `_`, `-`, `.`, any other punctuation, and camelCase humps. */
-export function terms(text: string): string[] {
-  const humps = text.normalize('NFKC').replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
-  return normalize(humps).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 interface Postings {

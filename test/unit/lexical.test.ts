@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LexicalIndex, normalize, terms, type LexicalDocument } from '../../electron/catalog/lexical';
+import { LexicalIndex, type LexicalDocument } from '../../electron/catalog/lexical';
+import { matchRanges, queryTerms, termSpans } from '../../renderer/features/search/highlight';
+import { normalize, terms } from '../../shared/lexical';
 
 const doc = (provider: string, name: string, extra: Partial<LexicalDocument> = {}): LexicalDocument => ({
   id: `${provider}:${name}`,
@@ -128,5 +130,34 @@ describe('lexical-v1 properties', () => {
         }
       }),
     );
+  });
+});
+
+describe("the console's highlighter", () => {
+  const marked = (text: string, query: string) => matchRanges(text, queryTerms(query)).map(([start, end]) => text.slice(start, end));
+
+  it('splits text into the same terms as the index', () => {
+    const samples = ['note_search', 'httpCheck HTTPServer getURLFor2FA', 'HTTP2Check IPv4 AB1', 'release-checklist.v2', 'Straße ＴＩＭＥ_Now ﬁle Ⅻ', 'cafe\u0301 日本Tokyo'];
+    for (const text of samples) expect(termSpans(text).map((span) => span.term), text).toEqual(terms(text));
+    const unit = fc.constantFrom(...'aZm09_-. /', 'é', 'É', 'ß', 'ñ', '日', 'Ｔ', 'ｔ', 'ﬁ', 'Ⅻ', '\u0301');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 24 }), (text) => {
+        expect(termSpans(text).map((span) => span.term)).toEqual(terms(text));
+      }),
+    );
+    expect(queryTerms('Note note_search')).toEqual(['note', 'search']);
+  });
+
+  it('marks whole terms and term prefixes from two characters on, where the index matched them', () => {
+    expect(marked('note_search', 'note search')).toEqual(['note', 'search']);
+    expect(marked('getURLFor2FA', 'url fa')).toEqual(['URL', 'FA']);
+    expect(marked('HTTP2Check', 'http2 che')).toEqual(['HTTP2Che']);
+    expect(marked('Inspect the device', 'insp')).toEqual(['Insp']);
+    expect(marked('note_search', 'n')).toEqual([]);
+  });
+
+  it('marks a whole word when normalizing changed its length', () => {
+    expect(marked('a ﬁle', 'file')).toEqual(['ﬁle']);
+    expect(marked('cafe\u0301 menu', 'café')).toEqual(['cafe\u0301']);
   });
 });
