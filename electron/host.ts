@@ -17,7 +17,7 @@ import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';
 import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
-import { TaskRuntime } from './runtime/tasks';
+import { TaskRuntime } from './runtime/runtime';
 import { openDatabase, type Database } from './store/database';
 
 export interface HostOptions {

@@ -86,21 +86,14 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-export const ToolCallSuccess = z.object({
+/** A call that ran and returned; every other outcome is an error envelope with the call's requestId and task. */
+export const ToolCallResponse = z.object({
   requestId: z.string(),
   taskId: z.string(),
   ok: z.literal(true),
   result: z.unknown(),
   durationMs: z.number(),
 });
-export const ToolCallFailure = z.object({
-  requestId: z.string(),
-  /** Absent when the call was refused before it joined a task (unknown tool, bad arguments). */
-  taskId: z.string().optional(),
-  ok: z.literal(false),
-  error: ErrorBody,
-});
-export const ToolCallResponse = z.discriminatedUnion('ok', [ToolCallSuccess, ToolCallFailure]);
 export type ToolCallResponse = z.infer<typeof ToolCallResponse>;
 
 /** The console's own preferences, kept by the gateway so they survive restarts and port changes. */
@@ -151,11 +144,14 @@ export type OperationName = keyof Operations;
 export type OperationInput<K extends OperationName> = z.input<Operations[K]['input']>;
 export type OperationOutput<K extends OperationName> = z.infer<Operations[K]['output']>;
 
-/** What every client transport (IPC in Electron, HTTP in a browser) offers the console. */
-export type CapstanApi = {
-  [K in OperationName]: (input: OperationInput<K>) => Promise<OperationOutput<K>>;
-};
-
-/** How a non-call operation reports failure over any transport. */
-export const ErrorEnvelope = z.object({ ok: z.literal(false), requestId: z.string().optional(), error: ErrorBody });
+/**
+ * How every operation reports failure, over HTTP (with the code's status) and over IPC alike.
+ * `taskId` is present when the operation had joined a task (a tool call refused by its grant, say).
+ */
+export const ErrorEnvelope = z.object({
+  ok: z.literal(false),
+  requestId: z.string().optional(),
+  taskId: z.string().optional(),
+  error: ErrorBody,
+});
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

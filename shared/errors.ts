@@ -53,14 +53,19 @@ export const errorCodes = {
   },
   TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
+  GATEWAY_UNREACHABLE: {
+    status: 0,
+    meaning:
+      'Client-side, never sent by the gateway: the request did not reach the gateway or its answer never came back (gateway stopped, network down). A tool call may or may not have run; look its requestId up in the ledger.',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;
 
-export const isErrorCode = (value: unknown): value is ErrorCode =>
-  typeof value === 'string' && Object.hasOwn(errorCodes, value);
-
-/** An error that crosses a boundary with a code, a message and optional details. */
+/**
+ * An error that crosses a boundary with a code, a message and optional details. Its message
+ * reads `CODE: what happened`, the form the README documents, so callers write only the second half.
+ */
 export class CapstanError extends Error {
   override readonly name = 'CapstanError';
   constructor(
@@ -69,7 +74,15 @@ export class CapstanError extends Error {
     readonly details: Record<string, unknown> = {},
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(`${code}: ${message}`, options);
+  }
+
+  /** The task the failure happened in, when the operation had joined one; the envelope names it. */
+  taskId: string | undefined;
+
+  inTask(taskId: string | undefined): this {
+    this.taskId ??= taskId;
+    return this;
   }
 
   get status(): number {

@@ -2,7 +2,7 @@
  * Typed IPC channels, declared once for main and preload (compare GitHub Desktop's ipc-shared.ts).
  * Each operation of the API contract has exactly one channel; nothing else crosses IPC.
  */
-import type { ErrorBody, OperationInput, OperationName, OperationOutput } from './api';
+import type { ErrorEnvelope, OperationInput, OperationName, OperationOutput } from './api';
 import type { CapstanEvent } from './events';
 
 /**
@@ -43,15 +43,13 @@ export const isOperationName = (value: unknown): value is OperationName =>
 
 export const ipcChannel = <K extends OperationName>(operation: K) => `capstan:${operation}` as const;
 
-export type IpcChannel = ReturnType<typeof ipcChannel<OperationName>>;
-
 export const ipcChannels = OPERATION_NAMES.map(ipcChannel);
 
 /** Main → renderer: live events (see shared/events.ts). */
 export const IPC_EVENT_CHANNEL = 'capstan:event';
 
 /** IPC replies are envelopes so error codes survive the trip (a thrown Error would lose them). */
-export type IpcReply<K extends OperationName> = { ok: true; value: OperationOutput<K> } | { ok: false; error: ErrorBody };
+export type IpcReply<K extends OperationName> = { ok: true; value: OperationOutput<K> } | ErrorEnvelope;
 
 /** The narrow surface the preload exposes on `window.capstan`. */
 export interface CapstanBridge {

@@ -1,6 +1,6 @@
 /**
  * The ledger as clients read it: an append-only, hash-chained record of capability calls,
- * confirmations, grant reductions, cancellations, acknowledgements and task transitions.
+ * confirmations, grant reductions, cancellations, acknowledgements, task transitions and steers.
  * Evidence is redacted: inputs and outputs appear only as keyed digests.
  */
 import { z } from 'zod';
@@ -13,6 +13,7 @@ export const LedgerKind = z.enum([
   'cancellation',
   'acknowledgement',
   'task_transition',
+  'steer',
 ]);
 export type LedgerKind = z.infer<typeof LedgerKind>;
 

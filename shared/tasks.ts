@@ -27,8 +27,15 @@ export const Handoff = z.object({
 });
 export type Handoff = z.infer<typeof Handoff>;
 
+/**
+ * The ledger `seq` of the last change to a task or session: a client that holds two views of
+ * the same one keeps the higher version, whatever order they arrived in.
+ */
+const version = z.number().int().nonnegative();
+
 export const TaskView = z.object({
   id: z.string(),
+  version,
   sessionId: z.string(),
   title: z.string(),
   state: TaskState,
@@ -58,11 +65,13 @@ export const UnknownOutcome = z.object({ requestId: z.string(), taskId: z.string
 
 export const SessionView = z.object({
   id: z.string(),
+  version,
   activeTaskId: z.string().nullable(),
   /** Mutating calls whose outcome is unknown: new mutations wait for an acknowledgement. */
   unknownOutcomes: z.array(UnknownOutcome),
   conversation: z.array(Message),
 });
+export type SessionView = z.infer<typeof SessionView>;
 
 export const TasksView = z.object({ sessions: z.array(SessionView), tasks: z.array(TaskView) });
 export type TasksView = z.infer<typeof TasksView>;

@@ -159,10 +159,10 @@ export class Catalog {
       ? [this.live(nameOrId)]
       : [...this.#bindings.values()].map((binding) => binding.entries.get(nameOrId));
     const tools = candidates.filter((entry): entry is LiveEntry & { tool: CompiledTool } => entry?.tool !== undefined);
-    if (tools.length === 0) throw new CapstanError('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: no tool is registered as "${nameOrId}"`);
+    if (tools.length === 0) throw new CapstanError('TOOL_NOT_FOUND', `no tool is registered as "${nameOrId}"`);
     if (tools.length > 1) {
       const ids = tools.map((entry) => entry.contract.id).join(', ');
-      throw new CapstanError('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: "${nameOrId}" names several tools (${ids}); call it by id`);
+      throw new CapstanError('TOOL_NOT_FOUND', `"${nameOrId}" names several tools (${ids}); call it by id`);
     }
     const [tool] = tools as [LiveEntry & { tool: CompiledTool }];
     this.assertAvailable(tool.contract.id);
@@ -191,9 +191,9 @@ export class Catalog {
   assertAvailable(id: string): void {
     const provider = id.split(':')[0] ?? '';
     if (this.#bindings.has(provider) && !this.isEnabled(provider)) {
-      throw new CapstanError('PROVIDER_DISABLED', `PROVIDER_DISABLED: provider "${provider}" is disabled`);
+      throw new CapstanError('PROVIDER_DISABLED', `provider "${provider}" is disabled`);
     }
-    if (this.#revoked.has(id)) throw new CapstanError('CAPABILITY_REVOKED', `CAPABILITY_REVOKED: ${id} has been revoked`);
+    if (this.#revoked.has(id)) throw new CapstanError('CAPABILITY_REVOKED', `${id} has been revoked`);
   }
 
   /**
@@ -203,10 +203,10 @@ export class Catalog {
    */
   verify(reference: CapabilityReference, snapshot: Snapshot): LiveEntry {
     const held = snapshot.get(reference.id);
-    if (!held) throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: ${reference.id} is not in this task's snapshot`);
+    if (!held) throw new CapstanError('CAPABILITY_NOT_FOUND', `${reference.id} is not in this task's snapshot`);
     this.assertAvailable(reference.id);
     const stale = (part: string, message: string) =>
-      new CapstanError('STALE_CAPABILITY', `STALE_CAPABILITY: ${reference.id}: ${message}`, { part });
+      new CapstanError('STALE_CAPABILITY', `${reference.id}: ${message}`, { part });
     if (reference.catalogGeneration !== snapshot.catalogGeneration) {
       throw stale('catalogGeneration', `the reference is from catalog generation ${reference.catalogGeneration}, the task's snapshot is ${snapshot.catalogGeneration}`);
     }
@@ -235,7 +235,7 @@ export class Catalog {
 
   #binding(name: string): Binding {
     const binding = this.#bindings.get(name);
-    if (!binding) throw new CapstanError('NOT_FOUND', `NOT_FOUND: no provider "${name}"`);
+    if (!binding) throw new CapstanError('NOT_FOUND', `no provider "${name}"`);
     return binding;
   }
 

@@ -72,18 +72,18 @@ export function assertValidArguments(tool: Pick<CompiledTool, 'validateArguments
 }
 
 function argumentError(error: ErrorObject | undefined): CapstanError {
-  if (!error) return new CapstanError('ARGUMENT_INVALID', 'ARGUMENT_INVALID: arguments do not match the input schema');
+  if (!error) return new CapstanError('ARGUMENT_INVALID', 'arguments do not match the input schema');
   const path = error.instancePath.split('/').slice(1).map(unescapePointer);
   if (error.keyword === 'required') {
     const field = [...path, (error.params as { missingProperty: string }).missingProperty].join('.');
-    return new CapstanError('ARGUMENT_MISSING', `ARGUMENT_MISSING: ${field}`, { field });
+    return new CapstanError('ARGUMENT_MISSING', `${field}`, { field });
   }
   if (error.keyword === 'additionalProperties') {
     const field = [...path, (error.params as { additionalProperty: string }).additionalProperty].join('.');
-    return new CapstanError('ARGUMENT_INVALID', `ARGUMENT_INVALID: ${field} is not an accepted argument`, { field });
+    return new CapstanError('ARGUMENT_INVALID', `${field} is not an accepted argument`, { field });
   }
   const field = path.join('.') || '(arguments)';
-  return new CapstanError('ARGUMENT_INVALID', `ARGUMENT_INVALID: ${field} ${error.message ?? 'is invalid'}`, { field });
+  return new CapstanError('ARGUMENT_INVALID', `${field} ${error.message ?? 'is invalid'}`, { field });
 }
 
 const unescapePointer = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');

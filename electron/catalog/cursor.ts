@@ -21,7 +21,7 @@ export class Cursors {
   }
 
   decode(cursor: string, listing: unknown): number {
-    const bad = (why: string) => new CapstanError('BAD_CURSOR', `BAD_CURSOR: ${why}; start again without a cursor`);
+    const bad = (why: string) => new CapstanError('BAD_CURSOR', `${why}; start again without a cursor`);
     const [offsetText, listingMac, mac] = cursor.split('.');
     if (!offsetText || !listingMac || !mac || !/^\d{1,9}$/.test(offsetText)) throw bad('the cursor is malformed');
     const payload = `${offsetText}.${listingMac}`;

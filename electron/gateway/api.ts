@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import {
   operations,
   REQUEST_ID_PATTERN,
+  type ErrorEnvelope,
   type OperationName,
   type OperationOutput,
   type Operations,
@@ -16,7 +17,7 @@ import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
 import type { Ledger } from '../runtime/ledger';
-import type { TaskRuntime } from '../runtime/tasks';
+import type { TaskRuntime } from '../runtime/runtime';
 import type { Database } from '../store/database';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Confirmations } from './confirmations';
@@ -52,7 +53,7 @@ export function createApiHandlers(parts: {
         .entries()
         .flatMap(({ contract, revoked }) => (contract.kind === 'tool' && !revoked ? [toolDescriptor(contract)] : [])),
     }),
-    callTool: (input, context) => callTool(input, context),
+    callTool,
     getSettings: async () => readConsoleSettings(db),
     saveSettings: async (input) => writeConsoleSettings(db, input),
 
@@ -68,7 +69,7 @@ export function createApiHandlers(parts: {
       return view();
     },
     setCapabilityRevoked: async ({ id, revoked }) => {
-      if (!catalog.live(id)) throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: no capability "${id}"`);
+      if (!catalog.live(id)) throw new CapstanError('CAPABILITY_NOT_FOUND', `no capability "${id}"`);
       catalog.setRevoked(id, revoked);
       return view();
     },
@@ -128,21 +129,40 @@ const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, 
   tags,
 });
 
-/** Validates a transport's raw input against the contract, then runs the operation. */
-export async function dispatch<K extends OperationName>(
-  handlers: ApiHandlers,
-  operation: K,
-  rawInput: unknown,
-  context: CallContext,
-): Promise<OperationOutput<K>> {
-  const parsed = operations[operation].input.safeParse(rawInput);
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-    throw new CapstanError('BAD_REQUEST', `BAD_REQUEST: ${where}${issue?.message ?? 'invalid input'}`);
+/** What one operation answers, over any transport: its output, or the documented error envelope with its HTTP status. */
+export type Reply<K extends OperationName> = { ok: true; status: 200; value: OperationOutput<K> } | { ok: false; status: number; envelope: ErrorEnvelope };
+
+/**
+ * The one place operations are run and their failures become envelopes: validates a transport's
+ * raw input against the contract, runs the handler, and turns whatever it throws into the
+ * README's error envelope. HTTP and IPC only carry the reply.
+ */
+export async function dispatch<K extends OperationName>(handlers: ApiHandlers, operation: K, rawInput: unknown, context: CallContext): Promise<Reply<K>> {
+  try {
+    const parsed = operations[operation].input.safeParse(rawInput);
+    if (!parsed.success) {
+      const [issue] = parsed.error.issues;
+      const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+      throw new CapstanError('BAD_REQUEST', `${where}${issue?.message ?? 'invalid input'}`);
+    }
+    const handler = handlers[operation] as (input: unknown, context: CallContext) => Promise<OperationOutput<K>>;
+    return { ok: true, status: 200, value: await handler(parsed.data, context) };
+  } catch (error) {
+    const problem = asCapstanError(error);
+    return { ok: false, status: problem.status, envelope: errorEnvelope(problem, context) };
   }
-  const handler = handlers[operation] as (input: unknown, context: CallContext) => Promise<OperationOutput<K>>;
-  return handler(parsed.data, context);
+}
+
+/** Anything thrown that is not a CapstanError is a gateway fault: logged with its stack, shown as a code. */
+export function asCapstanError(error: unknown): CapstanError {
+  return error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this request', {}, { cause: error });
+}
+
+/** The error envelope the README documents, logged once with the requestId (faults at error level, with the cause). */
+export function errorEnvelope(error: CapstanError, { requestId, log }: CallContext): ErrorEnvelope {
+  if (error.code === 'INTERNAL_ERROR') log.error({ err: error.cause ?? error }, error.message);
+  else log[error.status >= 500 ? 'warn' : 'info']({ code: error.code, taskId: error.taskId }, error.message);
+  return { ok: false, requestId, ...(error.taskId ? { taskId: error.taskId } : {}), error: { code: error.code, message: error.message, ...error.details } };
 }
 
 /** The client's requestId when it is well formed, else a fresh one. */

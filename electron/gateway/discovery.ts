@@ -27,10 +27,10 @@ import type { Cursors } from '../catalog/cursor';
 import { canonicalJson } from '../catalog/digest';
 import type { SnapshotEntry } from '../catalog/snapshot';
 import { estimateTokens } from '../runtime/admission';
-import type { TaskRuntime } from '../runtime/tasks';
+import type { TaskRuntime } from '../runtime/runtime';
+import type { RunningTask } from '../runtime/task';
 
-/** A task that has started, so it holds its snapshot, grants and context. */
-type Task = ReturnType<TaskRuntime['resolve']>;
+type Task = RunningTask;
 
 type In<T extends z.ZodType> = z.output<T>;
 type Out<T extends z.ZodType> = z.infer<T>;
@@ -51,7 +51,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
   function page<T>(task: Task, all: { length: number; slice(start: number, end: number): T[] }, input: { limit?: number | undefined; cursor?: string | undefined }, listing: unknown) {
     const limit = input.limit ?? DEFAULT_PAGE_SIZE;
     if (limit > MAX_PAGE_SIZE) {
-      throw new CapstanError('ARGUMENT_INVALID', `ARGUMENT_INVALID: limit must be at most ${MAX_PAGE_SIZE}`, { field: 'limit' });
+      throw new CapstanError('ARGUMENT_INVALID', `limit must be at most ${MAX_PAGE_SIZE}`, { field: 'limit' });
     }
     // The live generation is part of the listing: revocations and disabled providers change
     // what is visible, so a cursor from before such a change is refused, not misread.
@@ -69,7 +69,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
   function present(task: Task, reference: CapabilityReference, needed: Authority): LiveEntry {
     const held = task.snapshot.get(reference.id);
     if (!held || !held.contract.modelDiscoverable) {
-      throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: ${reference.id} is not discoverable in this task`);
+      throw new CapstanError('CAPABILITY_NOT_FOUND', `${reference.id} is not discoverable in this task`);
     }
     task.grants.require(reference.id, held.contract.kind, needed);
     return catalog.verify(reference, task.snapshot);
@@ -114,7 +114,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
       const task = tasks.resolve(input);
       const live = present(task, input.reference, 'load');
       if (live.contract.kind !== 'tool') {
-        throw new CapstanError('ARGUMENT_INVALID', `ARGUMENT_INVALID: reference ${live.contract.id} is a skill; activate it with skills_activate`, { field: 'reference' });
+        throw new CapstanError('ARGUMENT_INVALID', `reference ${live.contract.id} is a skill; activate it with skills_activate`, { field: 'reference' });
       }
       const { name, description, inputSchema } = live.contract;
       const tokens = estimateTokens(canonicalJson({ name, description, inputSchema }));
@@ -131,18 +131,18 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
       const task = tasks.resolve(input);
       const reference = input.direct ? directReference(task, input) : input.reference;
       if (!reference) {
-        throw new CapstanError('ARGUMENT_MISSING', 'ARGUMENT_MISSING: reference', { field: 'reference' });
+        throw new CapstanError('ARGUMENT_MISSING', 'reference', { field: 'reference' });
       }
       // A direct `/name` activation is the operator's choice, so it also reaches skills hidden
       // from the model; it still needs the grant and a fresh reference.
       const live = input.direct ? directEntry(task, reference) : present(task, reference, 'activate');
       if (live.contract.kind !== 'skill' || !live.skill) {
-        throw new CapstanError('ARGUMENT_INVALID', `ARGUMENT_INVALID: ${live.contract.id} is a tool; load it with tools_load`, { field: 'reference' });
+        throw new CapstanError('ARGUMENT_INVALID', `${live.contract.id} is a tool; load it with tools_load`, { field: 'reference' });
       }
       const body = await live.skill.readBody();
       if (body.manifestHash !== live.contract.manifestHash || body.bodyHash !== live.contract.bodyHash) {
         const part = body.manifestHash !== live.contract.manifestHash ? 'manifest' : 'body';
-        throw new CapstanError('STALE_CAPABILITY', `STALE_CAPABILITY: ${live.contract.id}: its SKILL.md ${part} changed since discovery; discover it again`, {
+        throw new CapstanError('STALE_CAPABILITY', `${live.contract.id}: its SKILL.md ${part} changed since discovery; discover it again`, {
           part: 'contractHash',
         });
       }
@@ -168,7 +168,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
     if (!input.name) return undefined;
     const name = input.name.replace(/^\//, '');
     const entry = task.snapshot.entries.find((e) => e.contract.kind === 'skill' && e.contract.name === name);
-    if (!entry) throw new CapstanError('CAPABILITY_NOT_FOUND', `CAPABILITY_NOT_FOUND: no skill "/${name}" in this task's snapshot`);
+    if (!entry) throw new CapstanError('CAPABILITY_NOT_FOUND', `no skill "/${name}" in this task's snapshot`);
     return task.snapshot.reference(entry);
   }
 

@@ -14,14 +14,14 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { operations, type ErrorBody, type ErrorEnvelope, type OperationName } from '../../shared/api';
-import { CapstanError, errorCodes, type ErrorCode } from '../../shared/errors';
+import { operations, type OperationName } from '../../shared/api';
+import { CapstanError } from '../../shared/errors';
 import { EVENTS_PATH, type CapstanEvent } from '../../shared/events';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
 import type { EventBus } from '../events';
 import type { Ledger } from '../runtime/ledger';
 import { ZodUndefined } from 'zod';
-import { dispatch, resolveRequestId, type ApiHandlers } from './api';
+import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from './api';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -72,7 +72,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     setRequestId(app, request, resolveRequestId(request.headers['x-request-id']));
     const origin = request.headers.origin;
     if (!allowedHost(request.headers.host) || (origin !== undefined && !allowedOrigin(origin, allowedHost))) {
-      throw new CapstanError('FORBIDDEN_ORIGIN', 'FORBIDDEN_ORIGIN: this gateway only answers its own loopback address');
+      throw new CapstanError('FORBIDDEN_ORIGIN', 'this gateway only answers its own loopback address');
     }
   });
   // A body's requestId, when well formed, names the call in every later log line.
@@ -93,13 +93,13 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   });
   app.setErrorHandler((error: FastifyError | CapstanError, request, reply) => sendError(request, reply, toCapstanError(error)));
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new CapstanError('NOT_FOUND', `NOT_FOUND: ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(request, reply, new CapstanError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]}`)),
   );
 
   await app.register(async (api) => {
     api.addHook('onRequest', async (request) => {
       if (!bearerMatches(request.headers.authorization, options.token)) {
-        throw new CapstanError('UNAUTHORIZED', 'UNAUTHORIZED: send Authorization: Bearer <token>');
+        throw new CapstanError('UNAUTHORIZED', 'send Authorization: Bearer <token>');
       }
     });
     api.get(EVENTS_PATH, (request, reply) => streamEvents(request, reply, options.events, options.ledger));
@@ -110,9 +110,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         url: path,
         handler: async (request, reply) => {
           const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : withParams(request.body, request.params);
-          const output = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log });
-          if (isFailedCall(output)) reply.code(errorCodes[output.error.code].status);
-          return output;
+          const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log });
+          return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
         },
       });
     }
@@ -195,23 +194,20 @@ function withParams(body: unknown, params: unknown): unknown {
   return typeof body === 'object' && !Array.isArray(body) ? { ...body, ...fromPath } : body;
 }
 
-const isFailedCall = (output: unknown): output is { ok: false; error: ErrorBody } =>
-  typeof output === 'object' && output !== null && (output as { ok?: unknown }).ok === false;
-
+/** Refusals before an operation runs (auth, Host, routing, body parsing) get the same envelope as the operations' own. */
 function sendError(request: FastifyRequest, reply: FastifyReply, error: CapstanError): FastifyReply {
-  if (error.code === 'INTERNAL_ERROR') request.log.error({ err: error.cause ?? error }, error.message);
-  const body: ErrorEnvelope = { ok: false, requestId: request.requestId, error: { code: error.code, message: error.message, ...error.details } };
-  return reply.code(error.status).type('application/json').send(body);
+  const envelope = errorEnvelope(error, { requestId: request.requestId, log: request.log });
+  return reply.code(error.status).type('application/json').send(envelope);
 }
 
+/** Fastify's own errors (a bad body, an oversized one) in Capstan's codes. */
 function toCapstanError(error: FastifyError | CapstanError): CapstanError {
   if (error instanceof CapstanError) return error;
   const status = error.statusCode ?? 500;
-  const as = (code: ErrorCode, message: string) => new CapstanError(code, `${code}: ${message}`);
-  if (status === 413) return as('PAYLOAD_TOO_LARGE', `the body is over ${BODY_LIMIT_BYTES} bytes`);
-  if (status === 404) return as('NOT_FOUND', error.message);
-  if (status >= 400 && status < 500) return as('BAD_REQUEST', error.message);
-  return new CapstanError('INTERNAL_ERROR', 'INTERNAL_ERROR: the gateway could not complete this request', {}, { cause: error });
+  if (status === 413) return new CapstanError('PAYLOAD_TOO_LARGE', `the body is over ${BODY_LIMIT_BYTES} bytes`);
+  if (status === 404) return new CapstanError('NOT_FOUND', error.message);
+  if (status >= 400 && status < 500) return new CapstanError('BAD_REQUEST', error.message);
+  return asCapstanError(error);
 }
 
 /** Compares digests so the comparison takes the same time whatever the token's length. */

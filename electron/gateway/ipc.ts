@@ -4,18 +4,11 @@
  * confirmation is confirmed by the operator through `confirm` (in Electron a native dialog owned
  * by the main process), never by the page.
  */
-import {
-  operations,
-  type ConfirmationChallenge,
-  type ErrorBody,
-  type OperationName,
-  type ToolCallResponse,
-  type ToolDescriptor,
-} from '../../shared/api';
+import { operations, type ConfirmationChallenge, type OperationName, type ToolDescriptor } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
 import type { IpcReply } from '../../shared/ipc';
 import type { Logger } from '../logger';
-import { dispatch, resolveRequestId, type ApiHandlers, type CallContext } from './api';
+import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext, type Reply } from './api';
 
 /**
  * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
@@ -66,42 +59,39 @@ export function createIpcDispatcher({ handlers, logger, confirm }: { handlers: A
     return answer;
   };
 
-  async function callTool(rawPayload: unknown, context: CallContext): Promise<ToolCallResponse> {
+  /** A call the gateway answers with a challenge is put to the operator, then sent once more with the answer. */
+  async function callTool(rawPayload: unknown, context: CallContext): Promise<Reply<'callTool'>> {
     const request = withoutConfirmation(rawPayload, context.log);
     const first = await dispatch(handlers, 'callTool', request, context);
-    const challenge = !first.ok && first.error.code === 'CONFIRMATION_REQUIRED' ? first.error.challenge : undefined;
-    if (!challenge) return first;
+    if (first.ok || first.envelope.error.code !== 'CONFIRMATION_REQUIRED' || !first.envelope.error.challenge) return first;
+    const { challenge } = first.envelope.error;
 
     // The gateway accepted this payload up to the confirmation, so it parses.
     const call = operations.callTool.input.parse(request);
     const { tools } = await handlers.listTools(undefined, context);
-    const tool = tools.find((candidate) => candidate.name === call.tool);
+    const tool = tools.find((candidate) => candidate.id === call.tool) ?? tools.find((candidate) => candidate.name === call.tool);
     if (!tool) return first;
     const approved = await confirmInTurn({ tool, arguments: call.arguments, challenge, requestId: context.requestId });
     if (!approved) {
       context.log.info({ tool: call.tool }, 'the operator declined the confirmation');
-      return {
-        requestId: context.requestId,
-        ok: false,
-        error: { code: 'CONFIRMATION_REQUIRED', message: `CONFIRMATION_REQUIRED: the operator declined to run ${call.tool}` },
-      };
+      const declined = new CapstanError('CONFIRMATION_REQUIRED', `the operator declined to run ${call.tool}`).inTask(first.envelope.taskId);
+      return { ok: false, status: declined.status, envelope: errorEnvelope(declined, context) };
     }
     context.log.info({ tool: call.tool }, 'the operator confirmed the call');
     return dispatch(handlers, 'callTool', { ...(request as object), confirmation: challenge.id }, context);
   }
 
   return async (operation, rawPayload) => {
-    if (!isOperationName(operation)) {
-      return { ok: false, error: { code: 'BAD_REQUEST', message: `BAD_REQUEST: unknown operation "${operation}"` } };
-    }
     const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
     const context: CallContext = { requestId, log: logger.child({ requestId, transport: 'ipc', operation }) };
-    try {
-      const value = operation === 'callTool' ? await callTool(rawPayload, context) : await dispatch(handlers, operation, rawPayload, context);
-      return { ok: true, value };
-    } catch (error) {
-      return { ok: false, error: errorBody(error, context.log) };
+    if (!isOperationName(operation)) {
+      return errorEnvelope(new CapstanError('BAD_REQUEST', `unknown operation "${operation}"`), context);
     }
+    // Asking the operator happens outside the dispatcher, so a failure to ask is a fault too.
+    const answer = await (operation === 'callTool' ? callTool(rawPayload, context) : dispatch(handlers, operation, rawPayload, context)).catch(
+      (error: unknown) => ({ ok: false as const, envelope: errorEnvelope(asCapstanError(error), context) }),
+    );
+    return answer.ok ? { ok: true, value: answer.value } : answer.envelope;
   };
 }
 
@@ -118,16 +108,6 @@ function withoutConfirmation(payload: unknown, log: Logger): unknown {
   log.warn('ignored a confirmation sent by the page; only the operator confirms over IPC');
   const { confirmation: _ignored, ...rest } = payload;
   return rest;
-}
-
-function errorBody(error: unknown, log: Logger): ErrorBody {
-  if (error instanceof CapstanError) {
-    log.info({ code: error.code }, error.message);
-    return { code: error.code, message: error.message, ...error.details };
-  }
-  // The page sees a code, never a stack; the log line carries the details and the requestId.
-  log.error({ err: error }, 'IPC operation failed');
-  return { code: 'INTERNAL_ERROR', message: 'INTERNAL_ERROR: the gateway could not complete this request' };
 }
 
 /** The longest arguments JSON a dialog shows; longer ones cannot be reviewed, so cannot be approved. */

@@ -71,7 +71,7 @@ export class CapabilityContext {
       const inUse = this.inUse;
       throw new CapstanError(
         'BUDGET_EXCEEDED',
-        `BUDGET_EXCEEDED: ${id} needs about ${tokens} tokens; ${inUse} of the ${this.ceiling}-token ceiling are in use (budget ${this.budget.budgetTokens} − base ${this.budget.baseTokens} − margin ${this.budget.marginTokens})`,
+        `${id} needs about ${tokens} tokens; ${inUse} of the ${this.ceiling}-token ceiling are in use (budget ${this.budget.budgetTokens} − base ${this.budget.baseTokens} − margin ${this.budget.marginTokens})`,
         { need: tokens, margin: this.budget.marginTokens, ceiling: this.ceiling, inUse },
       );
     }

@@ -65,23 +65,25 @@ export class Grants {
   require(id: string, kind: CapabilityKind, needed: Authority): void {
     const held = this.held(id, kind);
     if (RANK[held] < RANK[needed]) {
-      throw new CapstanError('NOT_GRANTED', `NOT_GRANTED: ${id} needs "${needed}", the task holds "${held}"`, { held, needed });
+      throw new CapstanError('NOT_GRANTED', `${id} needs "${needed}", the task holds "${held}"`, { held, needed });
     }
   }
 
-  /**
-   * Lowers the ceiling for every capability matching the pattern. Asking for more than the
-   * pattern holds now is AUTHORITY_CEILING: grants never grow during a task.
-   */
-  reduce(grant: Grant): Grant {
+  /** Throws AUTHORITY_CEILING when the grant would raise what the pattern holds now: grants never grow during a task. */
+  assertReducible(grant: Grant): void {
     const current = this.held(grant.pattern, 'tool');
     if (outranks(grant.authority, current)) {
       throw new CapstanError(
         'AUTHORITY_CEILING',
-        `AUTHORITY_CEILING: "${grant.pattern}" holds "${current}"; a grant can be reduced during a task, never raised to "${grant.authority}"`,
+        `"${grant.pattern}" holds "${current}"; a grant can be reduced during a task, never raised to "${grant.authority}"`,
         { held: current, requested: grant.authority },
       );
     }
+  }
+
+  /** Lowers the ceiling for every capability matching the pattern (see `assertReducible`). */
+  reduce(grant: Grant): Grant {
+    this.assertReducible(grant);
     this.#reductions.push(rule(grant));
     return grant;
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Catalog } from '../../electron/catalog/catalog';
 import { defineTool, type ToolDefinition } from '../../electron/catalog/tool';
 import { Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
-import { TaskRuntime } from '../../electron/runtime/tasks';
+import { TaskRuntime } from '../../electron/runtime/runtime';
 import { DEFAULT_ADMISSION_BUDGET } from '../../electron/runtime/admission';
 import { openDatabase, type Database } from '../../electron/store/database';
 

@@ -15,6 +15,7 @@ import {
   type ConfirmationRequest,
 } from '../../electron/gateway/ipc';
 import { createHost, type Host } from '../../electron/host';
+import { CapstanError } from '../../shared/errors';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 
 describe('isTrustedSender', () => {
@@ -94,6 +95,7 @@ describe('the IPC dispatcher over a real host', () => {
     for (const name of ['deleteEverything', 'constructor', '__proto__', 'toString', '']) {
       expect(await dispatcher(name, undefined)).toEqual({
         ok: false,
+        requestId: expect.any(String),
         error: { code: 'BAD_REQUEST', message: expect.stringContaining('unknown operation') },
       });
     }
@@ -124,11 +126,11 @@ describe('the IPC dispatcher over a real host', () => {
     expect(replaced).toMatchObject({ ok: true, value: { ok: true, requestId: expect.stringMatching(/^req-/) } });
   });
 
-  it('passes a failed call through as the gateway answered it', async () => {
+  it('answers a failed call with the error envelope, like every other operation', async () => {
     const reply = await dispatcherWith(neverAsked)('callTool', { tool: 'note_search', arguments: {} });
-    expect(reply).toMatchObject({ ok: true, value: { ok: false, error: { code: 'ARGUMENT_MISSING', message: 'ARGUMENT_MISSING: query' } } });
+    expect(reply).toMatchObject({ ok: false, requestId: expect.any(String), error: { code: 'ARGUMENT_MISSING', message: 'ARGUMENT_MISSING: query' } });
     const missing = await dispatcherWith(neverAsked)('callTool', { tool: 'time_nw' });
-    expect(missing).toMatchObject({ ok: true, value: { ok: false, error: { code: 'TOOL_NOT_FOUND' } } });
+    expect(missing).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_FOUND' } });
   });
 
   it('saves and reads settings', async () => {
@@ -145,7 +147,7 @@ describe('the IPC dispatcher over a real host', () => {
       },
     };
     const reply = await dispatcherWith(neverAsked, broken)('listTools', undefined);
-    expect(reply).toEqual({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'INTERNAL_ERROR: the gateway could not complete this request' } });
+    expect(reply).toEqual({ ok: false, requestId: expect.any(String), error: { code: 'INTERNAL_ERROR', message: 'INTERNAL_ERROR: the gateway could not complete this request' } });
     expect(JSON.stringify(reply)).not.toContain('EACCES');
   });
 
@@ -171,24 +173,25 @@ describe('the IPC dispatcher over a real host', () => {
   it('does not run the call when the operator declines', async () => {
     const reply = await dispatcherWith(async () => false)('callTool', { tool: 'http_check', arguments: checkArgs() });
     expect(reply).toMatchObject({
-      ok: true,
-      value: { ok: false, error: { code: 'CONFIRMATION_REQUIRED', message: 'CONFIRMATION_REQUIRED: the operator declined to run http_check' } },
+      ok: false,
+      taskId: expect.any(String),
+      error: { code: 'CONFIRMATION_REQUIRED', message: 'CONFIRMATION_REQUIRED: the operator declined to run http_check' },
     });
     // The page gets no challenge it could answer.
-    expect((reply as { value: { error: object } }).value.error).not.toHaveProperty('challenge');
+    expect(!reply.ok && reply.error).not.toHaveProperty('challenge');
     expect(target.hits).toEqual([]);
   });
 
   it('ignores a confirmation sent by the page, even a genuine one', async () => {
     // A challenge the gateway really issued, as if the page had obtained it somehow.
-    const issued = await host.handlers.callTool({ tool: 'http_check', arguments: checkArgs() }, { requestId: 'x', log: logger });
-    const challengeId = !issued.ok ? issued.error.challenge?.id : undefined;
+    const issued = await host.handlers.callTool({ tool: 'http_check', arguments: checkArgs() }, { requestId: 'x', log: logger }).catch((error: CapstanError) => error);
+    const challengeId = issued instanceof CapstanError ? (issued.details.challenge as { id?: string } | undefined)?.id : undefined;
     expect(challengeId).toEqual(expect.any(String));
 
     const confirm = vi.fn(async () => false);
     const reply = await dispatcherWith(confirm)('callTool', { tool: 'http_check', arguments: checkArgs(), confirmation: challengeId });
     expect(confirm).toHaveBeenCalledOnce();
-    expect(reply).toMatchObject({ ok: true, value: { ok: false, error: { code: 'CONFIRMATION_REQUIRED' } } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_REQUIRED' } });
     expect(target.hits).toEqual([]);
   });
 

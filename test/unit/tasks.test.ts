@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Task } from '../../electron/runtime/tasks';
+import type { Task } from '../../electron/runtime/task';
 import { ACTIVE_STATES, type TaskState } from '../../shared/tasks';
 import { politeRead, quickWrite, runtimeFixture, stubbornWrite, type RuntimeFixture } from '../support/runtime';
 
@@ -14,11 +14,11 @@ const states = (tasks: Task[]) => tasks.map((task) => task.state);
 const transitions = (f: RuntimeFixture, taskId: string) =>
   f.ledger.query({ taskId, kind: 'task_transition', limit: 1000 }).map((entry) => entry.details.to);
 
-/** Runs a test tool in a task the way the gateway does. */
+/** Runs a test tool in a task through the runtime's one call path, as every entry does. */
 function runCall(f: RuntimeFixture, task: Task, tool: 'stubborn_write' | 'polite_read' | 'quick_write', requestId: string) {
   const { contract, tool: compiled } = f.catalog.resolveTool(tool);
-  const call = f.runtime.beginCall(task, { requestId, capability: contract.id, mutating: contract.mutating, details: {} }, () => ({}));
-  return call.run((signal) => compiled.definition.run({}, { signal, requestId }), 60_000);
+  const spec = { requestId, capability: contract.id, mutating: contract.mutating, timeoutMs: 60_000 };
+  return f.runtime.runCall(task.running(), spec, (signal) => compiled.definition.run({}, { signal, requestId }));
 }
 
 describe('the task state machine', () => {
@@ -132,7 +132,7 @@ describe('cancellation', () => {
     const started = Date.now();
     const replacement = await runtime.supersede('s', 'start over');
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    expect(await stubborn).toEqual({ status: 'outcome_unknown' });
+    expect(await stubborn).toMatchObject({ status: 'outcome_unknown', error: { code: 'OUTCOME_UNKNOWN' } });
     expect(task.state).toBe('superseded');
     // The barrier held: the replacement started only after the unknown outcome was recorded.
     const seqOf = (kind: string, where: (details: Record<string, unknown>) => boolean) =>
@@ -141,7 +141,7 @@ describe('cancellation', () => {
       fixture!.ledger.query({ taskId: replacement.id, kind: 'task_transition' }).find((e) => e.details.to === 'running')!.seq,
     );
 
-    expect(() => runtime.assertMayMutate(replacement)).toThrow(expect.objectContaining({ code: 'MUTATION_BLOCKED' }));
+    await expect(runCall(fixture!, replacement, 'quick_write', 'w-blocked')).rejects.toMatchObject({ code: 'MUTATION_BLOCKED', taskId: replacement.id });
     // Reads still run in the successor.
     const read = runCall(fixture!, replacement, 'polite_read', 'r-1');
     const cancelled = runtime.cancel(replacement.id);
@@ -149,7 +149,7 @@ describe('cancellation', () => {
     await cancelled;
 
     runtime.acknowledge(task.id, 'w-1');
-    expect(() => runtime.assertMayMutate(runtime.start('s', 'after the acknowledgement'))).not.toThrow();
+    expect(await runCall(fixture!, runtime.start('s', 'after the acknowledgement'), 'quick_write', 'w-2')).toMatchObject({ status: 'ok' });
     expect(fixture!.ledger.query({ kind: 'acknowledgement' })).toMatchObject([{ requestId: 'w-1', capability: 'test:stubborn_write' }]);
     expect(() => runtime.acknowledge(task.id, 'w-1')).toThrow(expect.objectContaining({ code: 'NOTHING_TO_ACKNOWLEDGE' }));
   });

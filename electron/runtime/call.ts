@@ -1,0 +1,130 @@
+/**
+ * One capability call in flight: the work under a deadline, abortable by cancellation, and the
+ * grace period after an abort before its outcome is declared unknown. The first decision wins.
+ */
+import { CapstanError } from '../../shared/errors';
+import { ToolArgumentError } from '../catalog/tool';
+
+/** What a call needs from its entry (HTTP, IPC, MCP, Harn): everything else is the runtime's. */
+export interface CallSpec {
+  requestId: string;
+  /** The capability id, as the ledger names it. */
+  capability: string;
+  mutating: boolean;
+  timeoutMs: number;
+  /** Evidence `call_started` records besides (digests, the reference the call ran under); never raw data. */
+  details?: Record<string, unknown>;
+  /**
+   * For a call that needs the operator's confirmation: throws to refuse (the refusal is
+   * recorded), or resolves with the facts of the confirmation, which are recorded before the call runs.
+   */
+  confirm?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+/**
+ * How a call ended. `result` is the JSON value a client receives and the ledger's digest covers;
+ * every other outcome carries the error a client sees.
+ */
+export type CallOutcome =
+  | { status: 'ok'; result: unknown; durationMs: number }
+  | { status: 'error' | 'cancelled' | 'outcome_unknown'; error: CapstanError; durationMs: number };
+
+type Decision =
+  | { status: 'ok'; result: unknown }
+  | { status: 'error'; error: unknown; timedOut: boolean }
+  | { status: 'cancelled' }
+  | { status: 'outcome_unknown' };
+
+export class Call {
+  readonly #controller = new AbortController();
+  readonly #started = performance.now();
+  #decide!: (decision: Decision) => void;
+  readonly #decided = new Promise<Decision>((resolve) => (this.#decide = resolve));
+  #settled = false;
+  #abortReason: 'cancelled' | 'deadline' | undefined;
+  #graceTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly spec: CallSpec,
+    private readonly graceMs: number,
+  ) {}
+
+  get requestId(): string {
+    return this.spec.requestId;
+  }
+
+  /**
+   * Runs the work under the spec's deadline. After an abort (cancellation or deadline) the work
+   * has the grace period to end; if it does not, the outcome is unknown and the caller is answered.
+   */
+  async run(work: (signal: AbortSignal) => unknown): Promise<CallOutcome> {
+    const deadline = setTimeout(() => this.abort('deadline'), this.spec.timeoutMs);
+    // Started synchronously, so a cancellation that follows at once finds the work listening.
+    let working: Promise<unknown>;
+    try {
+      working = Promise.resolve(work(this.#controller.signal));
+    } catch (error) {
+      working = Promise.reject(error);
+    }
+    working
+      .then(
+        (result) => this.#settle({ status: 'ok', result }),
+        (error: unknown) =>
+          this.#settle(this.#abortReason === 'cancelled' ? { status: 'cancelled' } : { status: 'error', error, timedOut: this.#abortReason === 'deadline' }),
+      )
+      .finally(() => clearTimeout(deadline));
+    return this.#outcome(await this.#decided);
+  }
+
+  abort(reason: 'cancelled' | 'deadline'): void {
+    if (this.#settled || this.#abortReason) return;
+    this.#abortReason = reason;
+    this.#controller.abort(new Error(reason === 'cancelled' ? 'the task was cancelled' : 'the call ran past its deadline'));
+    this.#graceTimer = setTimeout(() => this.#settle({ status: 'outcome_unknown' }), this.graceMs);
+  }
+
+  #settle(decision: Decision): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#graceTimer);
+    this.#decide(decision);
+  }
+
+  #outcome(decision: Decision): CallOutcome {
+    // To a hundredth of a millisecond: fast builtins take well under one.
+    const durationMs = Math.round((performance.now() - this.#started) * 100) / 100;
+    const tool = this.spec.capability;
+    switch (decision.status) {
+      case 'ok':
+        try {
+          return { status: 'ok', result: asJson(decision.result), durationMs };
+        } catch (error) {
+          // A BigInt or a cycle: the client could not receive it, so the call failed.
+          return { status: 'error', error: new CapstanError('TOOL_FAILED', `${tool} returned a value that is not JSON (${(error as Error).message})`), durationMs };
+        }
+      case 'cancelled':
+        return { status: 'cancelled', error: new CapstanError('CALL_CANCELLED', `${tool} stopped because its task was cancelled`), durationMs };
+      case 'outcome_unknown':
+        return {
+          status: 'outcome_unknown',
+          error: new CapstanError('OUTCOME_UNKNOWN', `${tool} did not end within the grace period after it was stopped; its effects are unknown`),
+          durationMs,
+        };
+      case 'error':
+        return { status: 'error', error: toolFailure(decision.error, decision.timedOut, tool), durationMs };
+    }
+  }
+}
+
+/** What the client receives is what the digest covers: the result as JSON. */
+function asJson(value: unknown): unknown {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}
+
+/** The error a client sees for work that threw or ran past its deadline. */
+function toolFailure(error: unknown, timedOut: boolean, tool: string): CapstanError {
+  if (error instanceof CapstanError) return error;
+  if (error instanceof ToolArgumentError) return new CapstanError('ARGUMENT_INVALID', `${error.field} ${error.message}`, { field: error.field });
+  if (timedOut) return new CapstanError('TOOL_FAILED', `${tool} did not finish within its deadline`);
+  return new CapstanError('TOOL_FAILED', `${tool}: ${error instanceof Error ? error.message : String(error)}`);
+}

@@ -1,0 +1,393 @@
+/**
+ * The task runtime. A session keeps the conversation; a task owns the execution state of one
+ * top-level request: its catalog snapshot, grants, capability context and calls. At most one
+ * task is active per session; follow-ups queue behind it; cancellation stops new calls at once,
+ * aborts running ones and waits for each to end before anything succeeds the task.
+ *
+ * Every change is written to the ledger first and applied in memory after (`#record`), so a
+ * write that fails leaves neither. Every capability call, whatever its entry, is `runCall`.
+ */
+import type { Grant } from '../../shared/capability';
+import { CapstanError } from '../../shared/errors';
+import { DEFAULT_SESSION, type CallStatus, type Handoff, type SessionView, type TaskState, type TaskView, type TasksView } from '../../shared/tasks';
+import type { Catalog } from '../catalog/catalog';
+import { CapabilityContext, type AdmissionBudget } from './admission';
+import { Call, type CallOutcome, type CallSpec } from './call';
+import { Grants } from './grants';
+import type { Ledger, LedgerAppend } from './ledger';
+import { isTerminal, notActive, Session, Task, type RunningTask } from './task';
+
+export interface RuntimeConfig {
+  grants: readonly Grant[];
+  budget: AdmissionBudget;
+  /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
+  graceMs: number;
+}
+
+export class TaskRuntime {
+  readonly #sessions = new Map<string, Session>();
+  readonly #tasks = new Map<string, Task>();
+  readonly #listeners = new Set<(task: TaskView) => void>();
+  /** Blocked follow-ups the operator let run despite their predecessor's outcome. */
+  readonly #resumed = new Set<string>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly ledger: Ledger,
+    private readonly config: RuntimeConfig,
+  ) {}
+
+  // ---- actions ----------------------------------------------------------------------------
+
+  /** Start: creates and runs a task when the session has none active. */
+  start(sessionId: string, title: string, input?: string): RunningTask {
+    const session = this.#session(sessionId);
+    const active = session.active;
+    if (active) {
+      throw new CapstanError('TASK_ACTIVE', `session "${sessionId}" already runs "${active.title}" (${active.id}); steer it, queue a follow-up or supersede it`, {
+        taskId: active.id,
+      });
+    }
+    const task = this.#submit(session, title, input, { requiresSuccess: false, ahead: true });
+    this.#run(task);
+    return task.running();
+  }
+
+  /** Steer: adds operator input to the running task; a new step begins. */
+  steer(sessionId: string, taskId: string | undefined, text: string): Task {
+    const task = this.#runningOrActive(sessionId, taskId);
+    const session = this.#session(task.sessionId);
+    const at = new Date().toISOString();
+    this.#record(task, { kind: 'steer', details: { textDigest: this.ledger.digest(text) } }, (seq) => {
+      task.steered(seq, text, at);
+      session.conversation.push({ role: 'operator', text, taskId: task.id, at });
+    });
+    return task;
+  }
+
+  /** Follow-up: queued until the tasks before it end; runs at once when nothing is ahead. */
+  followUp(sessionId: string, title: string, input: string | undefined, requiresSuccess: boolean): Task {
+    const session = this.#session(sessionId);
+    const task = this.#submit(session, title, input, { requiresSuccess, ahead: false });
+    this.#advance(session);
+    return task;
+  }
+
+  /** Supersede: cancels the active task (or a blocked head), waits for the barrier, then starts the replacement. */
+  async supersede(sessionId: string, title: string, input?: string): Promise<Task> {
+    const session = this.#session(sessionId);
+    const active = session.active;
+    // A task already stopping (finishing, or cancelled by someone else) is waited for, not cancelled twice.
+    if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#ended(active));
+    const blocked = session.tasks.find((task) => task.state === 'blocked');
+    if (blocked) this.#transition(blocked, 'superseded', 'replaced by a new task');
+    const task = this.#submit(session, title, input, { requiresSuccess: false, ahead: true });
+    this.#advance(session);
+    return task;
+  }
+
+  /** Finish: the task's final message; waits for its calls to end, then the next task may run. */
+  async finish(sessionId: string, taskId: string | undefined, message: string, outcome: 'succeeded' | 'failed'): Promise<Task> {
+    const task = this.#runningOrActive(sessionId, taskId);
+    const session = this.#session(task.sessionId);
+    task.assertCanMove('quiescing');
+    const at = new Date().toISOString();
+    this.#transition(task, 'quiescing', 'finishing', { messageDigest: this.ledger.digest(message) }, (seq) => {
+      task.finishing(seq, message);
+      session.conversation.push({ role: 'task', text: message, taskId: task.id, at });
+    });
+    await this.#barrier(task);
+    this.#end(task, outcome, 'finished');
+    return task;
+  }
+
+  /** Cancel: stops new calls now, aborts running ones, waits for the barrier. Never rolls back side effects. */
+  async cancel(taskId: string, reason = 'cancelled by the operator'): Promise<Task> {
+    const task = this.get(taskId);
+    if (isTerminal(task.state)) throw notActive(task);
+    if (task.state === 'queued' || task.state === 'blocked') {
+      task.assertCanMove('cancelled');
+      this.#record(task, { kind: 'cancellation', details: { reason, callsInFlight: 0 } });
+      this.#transition(task, 'cancelled', reason);
+      this.#advance(this.#session(task.sessionId));
+      return task;
+    }
+    await (task.state === 'running' ? this.#cancel(task, 'cancelled', reason) : this.#ended(task));
+    return task;
+  }
+
+  /** Resume: lets a blocked follow-up run despite its predecessor's outcome. */
+  resume(taskId: string): Task {
+    const task = this.get(taskId);
+    if (task.state !== 'blocked') {
+      throw new CapstanError('TASK_NOT_ACTIVE', `${task.id} is ${task.state}; only a blocked follow-up can be resumed`, { state: task.state });
+    }
+    this.#transition(task, 'queued', 'resumed by the operator', { overrideDependency: true });
+    this.#resumed.add(task.id);
+    this.#advance(this.#session(task.sessionId));
+    return task;
+  }
+
+  /** Acknowledge: the operator accepts a mutating call's unknown outcome; mutations may run again. */
+  acknowledge(taskId: string, requestId: string): SessionView {
+    const task = this.get(taskId);
+    const session = this.#session(task.sessionId);
+    const unknown = session.unknownOutcomes.get(requestId);
+    if (!unknown) {
+      throw new CapstanError('NOTHING_TO_ACKNOWLEDGE', `no mutating call "${requestId}" with an unknown outcome in session "${session.id}"`);
+    }
+    this.#record(
+      task,
+      { kind: 'acknowledgement', requestId, capability: unknown.capability, details: { acknowledged: 'outcome_unknown', remainingUnknown: session.unknownOutcomes.size - 1 } },
+      () => session.unknownOutcomes.delete(requestId),
+    );
+    return session.view();
+  }
+
+  /** Lowers a running task's grant; raising is AUTHORITY_CEILING. */
+  reduceGrant(taskId: string, grant: Grant): Task {
+    const task = this.get(taskId);
+    if (!task.grants || isTerminal(task.state)) throw notActive(task);
+    const grants = task.grants;
+    grants.assertReducible(grant);
+    this.#record(task, { kind: 'grant_reduced', details: { pattern: grant.pattern, authority: grant.authority } }, () => grants.reduce(grant));
+    return task;
+  }
+
+  // ---- calls ------------------------------------------------------------------------------
+
+  /**
+   * The task a capability call runs in: the named task, which must be running, or the
+   * session's running task, started for the call when the session has none.
+   */
+  taskForCall({ taskId, sessionId }: { taskId?: string | undefined; sessionId?: string | undefined }): RunningTask {
+    if (taskId) {
+      const task = this.get(taskId);
+      if (sessionId && task.sessionId !== sessionId) throw new CapstanError('TASK_NOT_FOUND', `task "${taskId}" is not in session "${sessionId}"`);
+      return task.running();
+    }
+    const session = sessionId ?? DEFAULT_SESSION;
+    const active = this.#session(session).active;
+    return active ? active.running() : this.start(session, 'Manual calls');
+  }
+
+  /** The task a discovery operation runs in, named by either id (no default session: discovery is a model's, not the console's). */
+  resolve(where: { taskId?: string | undefined; sessionId?: string | undefined }): RunningTask {
+    if (!where.taskId && !where.sessionId) throw new CapstanError('BAD_REQUEST', 'give the taskId or the sessionId to run in');
+    return this.taskForCall(where);
+  }
+
+  /**
+   * Runs one capability call in a running task, whatever its entry: granted `execute`? → may it
+   * mutate? → confirmed? → recorded as started → the work under its deadline, abortable by the
+   * task's cancellation → recorded as finished. Resolves only once the end is durable, so a call
+   * a client hears about is a call on record. A refusal is recorded, then thrown.
+   */
+  async runCall(task: RunningTask, spec: CallSpec, work: (signal: AbortSignal) => unknown): Promise<CallOutcome> {
+    const { requestId, capability } = spec;
+    if (task.calls.has(requestId)) throw new CapstanError('BAD_REQUEST', `requestId "${requestId}" is already running in ${task.id}`).inTask(task.id);
+    try {
+      task.grants.require(capability, 'tool', 'execute');
+      if (spec.mutating) this.#assertMayMutate(task);
+      if (spec.confirm) {
+        const confirmation = await spec.confirm();
+        task.running();
+        this.#record(task, { kind: 'confirmation', requestId, capability, details: confirmation });
+      }
+    } catch (error) {
+      if (error instanceof CapstanError && !isTerminal(task.state)) this.#refuse(task, requestId, capability, error.code);
+      await this.ledger.durable();
+      throw error instanceof CapstanError ? error.inTask(task.id) : error;
+    }
+
+    const call = new Call(spec, this.config.graceMs);
+    this.#record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } });
+    const recorded = call.run(work).then((outcome) => {
+      this.#finishCall(task, call, outcome);
+      return outcome;
+    });
+    task.calls.set(requestId, { call, recorded });
+    const outcome = await recorded;
+    await this.ledger.durable();
+    return outcome;
+  }
+
+  #finishCall(task: Task, call: Call, outcome: CallOutcome): void {
+    const { requestId, capability, mutating } = call.spec;
+    const session = this.#session(task.sessionId);
+    const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digest(outcome.result) } : { code: outcome.error.code };
+    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
+      task.calls.delete(requestId);
+      task.counts[outcome.status] += 1;
+      if (outcome.status === 'outcome_unknown' && mutating) {
+        session.unknownOutcomes.set(requestId, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
+      }
+    });
+  }
+
+  /** A call refused before it could start (grant, mutation gate, confirmation...): both ends on record. */
+  #refuse(task: Task, requestId: string, capability: string, code: string): void {
+    this.#record(task, { kind: 'call_started', requestId, capability, details: { refused: true } });
+    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: 'refused' satisfies CallStatus, code, durationMs: 0 } }, () => {
+      task.counts.refused += 1;
+    });
+  }
+
+  /** Refuses a new mutating call while a mutating call of the session has an unknown outcome. */
+  #assertMayMutate(task: Task): void {
+    const [first] = this.#session(task.sessionId).unknownOutcomes.values();
+    if (first) {
+      throw new CapstanError('MUTATION_BLOCKED', `the outcome of ${first.capability} (${first.requestId}) is unknown; acknowledge it before running another mutating call`, {
+        blockedBy: first.requestId,
+      });
+    }
+  }
+
+  // ---- reading ----------------------------------------------------------------------------
+
+  get(taskId: string): Task {
+    const task = this.#tasks.get(taskId);
+    if (!task) throw new CapstanError('TASK_NOT_FOUND', `no task "${taskId}"`);
+    return task;
+  }
+
+  view(): TasksView {
+    return {
+      sessions: [...this.#sessions.values()].map((session) => session.view()),
+      tasks: [...this.#tasks.values()].map((task) => task.view()),
+    };
+  }
+
+  onChange(listener: (task: TaskView) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  #session(id: string): Session {
+    let session = this.#sessions.get(id);
+    if (!session) this.#sessions.set(id, (session = new Session(id)));
+    return session;
+  }
+
+  #runningOrActive(sessionId: string, taskId: string | undefined): RunningTask {
+    const task = taskId ? this.get(taskId) : this.#session(sessionId).active;
+    if (!task) throw notActive(undefined, sessionId);
+    return task.running();
+  }
+
+  /**
+   * Writes the entry, then applies the change it records: a write that fails changes nothing.
+   * The entry's seq becomes the task's and the session's version.
+   */
+  #record(task: Task, entry: Omit<LedgerAppend, 'taskId' | 'sessionId'>, change?: (seq: number) => void): void {
+    const { seq } = this.ledger.append({ ...entry, taskId: task.id, sessionId: task.sessionId });
+    change?.(seq);
+    task.touched(seq);
+    this.#session(task.sessionId).version = seq;
+    const view = task.view();
+    for (const listener of this.#listeners) listener(view);
+  }
+
+  /**
+   * Adds a queued task to the session. A follow-up goes last and succeeds the task submitted
+   * before it; a started or superseding task goes ahead of the waiting ones and succeeds the
+   * last task that is not waiting.
+   */
+  #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; ahead: boolean }): Task {
+    const waiting = session.waiting;
+    const predecessor = options.ahead ? session.tasks.findLast((t) => !waiting.includes(t)) : session.tasks.at(-1);
+    const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length);
+    const at = new Date().toISOString();
+    this.#record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, () => {
+      if (options.ahead && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
+      else session.tasks.push(task);
+      this.#tasks.set(task.id, task);
+      if (input) session.conversation.push({ role: 'operator', text: input, taskId: task.id, at });
+    });
+    return task;
+  }
+
+  /** Runs the next waiting task when nothing is active; a dependent one blocks after a failure. */
+  #advance(session: Session): void {
+    if (session.active) return;
+    const next = session.waiting[0];
+    if (!next || next.state === 'blocked') return;
+    const predecessor = next.predecessorId ? this.#tasks.get(next.predecessorId) : undefined;
+    const dependencyFailed = next.requiresSuccess && predecessor && predecessor.state !== 'succeeded' && !this.#resumed.has(next.id);
+    if (dependencyFailed) {
+      this.#transition(next, 'blocked', `its predecessor ended ${predecessor.state}`);
+      return;
+    }
+    this.#run(next, predecessor);
+  }
+
+  #run(task: Task, predecessor?: Task): void {
+    const run = { snapshot: this.catalog.snapshot(), grants: new Grants(this.config.grants), context: new CapabilityContext(this.config.budget) };
+    const handoff = predecessor && isTerminal(predecessor.state) ? this.#handoff(predecessor, task, run.snapshot, run.grants) : null;
+    this.#transition(task, 'running', predecessor ? `after ${predecessor.id}` : 'started', {}, (seq) => task.moved(seq, 'running', { run, handoff }));
+  }
+
+  /** The redacted digest a successor gets: outcome, counts, final message, and names it may discover. */
+  #handoff(predecessor: Task, successor: Task, snapshot: RunningTask['snapshot'], grants: Grants): Handoff {
+    const discoverable = snapshot.entries
+      .filter((e) => e.contract.modelDiscoverable && grants.held(e.contract.id, e.contract.kind) !== 'none')
+      .map((e) => e.contract.id);
+    return {
+      predecessorId: predecessor.id,
+      terminalStatus: predecessor.state,
+      finalMessage: predecessor.finalMessage,
+      callCounts: { ...predecessor.counts },
+      discoverable,
+      conversation: this.#session(successor.sessionId).conversation.slice(0, successor.conversationAt),
+    };
+  }
+
+  async #cancel(task: Task, terminal: 'cancelled' | 'superseded', reason: string): Promise<void> {
+    const calls = [...task.calls.values()];
+    task.assertCanMove('cancelling');
+    this.#record(task, { kind: 'cancellation', details: { reason, callsInFlight: calls.length } });
+    this.#transition(task, 'cancelling', reason);
+    for (const { call } of calls) call.abort('cancelled');
+    this.#transition(task, 'quiescing', 'waiting for running calls to end');
+    await this.#barrier(task);
+    this.#end(task, terminal, reason);
+  }
+
+  /**
+   * The barrier: every started call finishes, acknowledges cancellation or becomes unknown, and
+   * its end is durable in the ledger, before the task ends and anything succeeds it.
+   */
+  async #barrier(task: Task): Promise<void> {
+    await Promise.all([...task.calls.values()].map(({ recorded }) => recorded));
+    await this.ledger.durable();
+  }
+
+  /** Resolves when the task reaches a terminal state. */
+  #ended(task: Task): Promise<void> {
+    if (isTerminal(task.state)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = this.onChange((view) => {
+        if (view.id === task.id && isTerminal(view.state)) {
+          stop();
+          resolve();
+        }
+      });
+    });
+  }
+
+  #end(task: Task, state: 'succeeded' | 'failed' | 'cancelled' | 'superseded', reason: string): void {
+    this.#transition(task, state, reason);
+    this.#advance(this.#session(task.sessionId));
+  }
+
+  #transition(task: Task, to: TaskState, reason: string, extra: Record<string, unknown> = {}, change?: (seq: number) => void): void {
+    const from = task.state;
+    task.assertCanMove(to);
+    this.#record(task, { kind: 'task_transition', details: { from, to, reason, ...extra } }, (seq) => {
+      change?.(seq);
+      if (task.state !== to) task.moved(seq, to);
+    });
+  }
+}
