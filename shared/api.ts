@@ -131,12 +131,12 @@ export const operations = {
   verifyLedger: { method: 'GET', path: '/ledger/verify', input: NoInput, output: LedgerVerification },
   checkEvidence: { method: 'POST', path: '/ledger/evidence', input: EvidenceCheckInput, output: EvidenceCheck },
 
-  // Model-facing discovery, run in a task.
-  capabilities_list: { method: 'POST', path: '/discovery/capabilities_list', input: CapabilitiesListInput, output: CapabilitiesListOutput },
-  capabilities_search: { method: 'POST', path: '/discovery/capabilities_search', input: CapabilitiesSearchInput, output: CapabilitiesSearchOutput },
-  capabilities_inspect: { method: 'POST', path: '/discovery/capabilities_inspect', input: CapabilitiesInspectInput, output: CapabilitiesInspectOutput },
-  tools_load: { method: 'POST', path: '/discovery/tools_load', input: ToolsLoadInput, output: ToolsLoadOutput },
-  skills_activate: { method: 'POST', path: '/discovery/skills_activate', input: SkillsActivateInput, output: SkillsActivateOutput },
+  // Model-facing discovery, run in a task. The wire names (paths, and MCP tool names) are the seed's snake_case ones.
+  capabilitiesList: { method: 'POST', path: '/discovery/capabilities_list', input: CapabilitiesListInput, output: CapabilitiesListOutput },
+  capabilitiesSearch: { method: 'POST', path: '/discovery/capabilities_search', input: CapabilitiesSearchInput, output: CapabilitiesSearchOutput },
+  capabilitiesInspect: { method: 'POST', path: '/discovery/capabilities_inspect', input: CapabilitiesInspectInput, output: CapabilitiesInspectOutput },
+  toolsLoad: { method: 'POST', path: '/discovery/tools_load', input: ToolsLoadInput, output: ToolsLoadOutput },
+  skillsActivate: { method: 'POST', path: '/discovery/skills_activate', input: SkillsActivateInput, output: SkillsActivateOutput },
 } as const;
 
 export type Operations = typeof operations;

@@ -28,11 +28,11 @@ export const OPERATION_NAMES = [
   'getLedger',
   'verifyLedger',
   'checkEvidence',
-  'capabilities_list',
-  'capabilities_search',
-  'capabilities_inspect',
-  'tools_load',
-  'skills_activate',
+  'capabilitiesList',
+  'capabilitiesSearch',
+  'capabilitiesInspect',
+  'toolsLoad',
+  'skillsActivate',
 ] as const satisfies readonly OperationName[];
 
 const everyOperationHasAName: Exclude<OperationName, (typeof OPERATION_NAMES)[number]> extends never ? true : never = true;

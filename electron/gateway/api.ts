@@ -23,6 +23,7 @@ import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Confirmations } from './confirmations';
 import type { Discovery } from './discovery';
 import { createToolCaller, type CallContext } from './toolCalls';
+import { assertWellFormed } from './wellFormed';
 
 export type { CallContext };
 
@@ -107,11 +108,11 @@ export function createApiHandlers(parts: {
       };
     },
 
-    capabilities_list: async (input) => discovery.capabilities_list(input),
-    capabilities_search: async (input) => discovery.capabilities_search(input),
-    capabilities_inspect: async (input) => discovery.capabilities_inspect(input),
-    tools_load: async (input) => discovery.tools_load(input),
-    skills_activate: (input) => discovery.skills_activate(input),
+    capabilitiesList: async (input) => discovery.capabilitiesList(input),
+    capabilitiesSearch: async (input) => discovery.capabilitiesSearch(input),
+    capabilitiesInspect: async (input) => discovery.capabilitiesInspect(input),
+    toolsLoad: async (input) => discovery.toolsLoad(input),
+    skillsActivate: (input) => discovery.skillsActivate(input),
   };
 }
 
@@ -139,6 +140,7 @@ export type Reply<K extends OperationName> = { ok: true; status: 200; value: Ope
  */
 export async function dispatch<K extends OperationName>(handlers: ApiHandlers, operation: K, rawInput: unknown, context: CallContext): Promise<Reply<K>> {
   try {
+    assertWellFormed(rawInput);
     const parsed = operations[operation].input.safeParse(rawInput);
     if (!parsed.success) {
       const [issue] = parsed.error.issues;

@@ -76,7 +76,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
   }
 
   return {
-    capabilities_list(input: In<typeof CapabilitiesListInput>): Out<typeof CapabilitiesListOutput> {
+    capabilitiesList(input: In<typeof CapabilitiesListInput>): Out<typeof CapabilitiesListOutput> {
       const task = tasks.resolve(input);
       const matches = filterBy(input.kind, input.provider);
       const all = task.snapshot.entries.filter((entry) => matches(entry) && visible(task, entry));
@@ -84,7 +84,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
       return { taskId: task.id, catalogGeneration: task.snapshot.catalogGeneration, items: slice.map((e) => item(task, e)), nextCursor };
     },
 
-    capabilities_search(input: In<typeof CapabilitiesSearchInput>): Out<typeof CapabilitiesSearchOutput> {
+    capabilitiesSearch(input: In<typeof CapabilitiesSearchInput>): Out<typeof CapabilitiesSearchOutput> {
       const task = tasks.resolve(input);
       const { entries, index } = task.snapshot;
       const matches = filterBy(input.kind, input.provider);
@@ -104,13 +104,13 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
       };
     },
 
-    capabilities_inspect(input: In<typeof CapabilitiesInspectInput>): Out<typeof CapabilitiesInspectOutput> {
+    capabilitiesInspect(input: In<typeof CapabilitiesInspectInput>): Out<typeof CapabilitiesInspectOutput> {
       const task = tasks.resolve(input);
       const live = present(task, input.reference, 'inspect');
       return { taskId: task.id, reference: input.reference, contract: live.contract, held: task.grants.held(live.contract.id, live.contract.kind) };
     },
 
-    tools_load(input: In<typeof ToolsLoadInput>): Out<typeof ToolsLoadOutput> {
+    toolsLoad(input: In<typeof ToolsLoadInput>): Out<typeof ToolsLoadOutput> {
       const task = tasks.resolve(input);
       const live = present(task, input.reference, 'load');
       if (live.contract.kind !== 'tool') {
@@ -127,7 +127,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
       };
     },
 
-    async skills_activate(input: In<typeof SkillsActivateInput>): Promise<Out<typeof SkillsActivateOutput>> {
+    async skillsActivate(input: In<typeof SkillsActivateInput>): Promise<Out<typeof SkillsActivateOutput>> {
       const task = tasks.resolve(input);
       const reference = input.direct ? directReference(task, input) : input.reference;
       if (!reference) {

@@ -89,13 +89,13 @@ describe('capabilities_search', () => {
   it('pages concatenate to the one-page result with no duplicates, for any page size', async () => {
     const { handlers } = gw.host;
     const context = { requestId: 'prop', log: gw.host.logger };
-    const full = await handlers.capabilities_search({ sessionId: 's-prop', query: 'printer runbook time', limit: 100 }, context);
+    const full = await handlers.capabilitiesSearch({ sessionId: 's-prop', query: 'printer runbook time', limit: 100 }, context);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 40 }), async (limit) => {
         const ids: string[] = [];
         let cursor: string | undefined;
         do {
-          const page = await handlers.capabilities_search({ sessionId: 's-prop', query: 'printer runbook time', limit, cursor }, context);
+          const page = await handlers.capabilitiesSearch({ sessionId: 's-prop', query: 'printer runbook time', limit, cursor }, context);
           ids.push(...page.items.map((i) => i.reference.id));
           cursor = page.nextCursor ?? undefined;
         } while (cursor);

@@ -150,3 +150,24 @@ describe('the ledger over HTTP', () => {
     expect(text).toContain('"requestId":"sse-2"');
   });
 });
+
+describe('values the ledger cannot hold', () => {
+  it('refuses a lone surrogate or a number beyond JSON with BAD_REQUEST, and leaves no half-made task behind', async () => {
+    const tasksBefore = (await get('/tasks')).tasks.length;
+    const lastSeq = (await get('/ledger?limit=1')).lastSeq as number;
+    // JSON.stringify writes a lone surrogate as the escape \ud800, which JSON.parse turns back into one.
+    const surrogate = await post('/tasks', { action: 'start', sessionId: 'bad-values', title: 'printer \ud800' });
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.error).toMatchObject({ code: 'BAD_REQUEST', field: 'title' });
+
+    const huge = await gw.request('/tools/call', { method: 'POST', body: '{"tool":"time_now","sessionId":"bad-values","arguments":{"n":1e400}}' });
+    expect(huge.status).toBe(400);
+    expect(((await huge.json()) as Json).error).toMatchObject({ code: 'BAD_REQUEST', field: 'arguments.n' });
+
+    const view = await get('/tasks');
+    expect(view.tasks).toHaveLength(tasksBefore);
+    expect(view.sessions.find((s: Json) => s.id === 'bad-values')).toBeUndefined();
+    expect((await get('/ledger?limit=1')).lastSeq).toBe(lastSeq);
+    expect(await get('/ledger/verify')).toMatchObject({ ok: true });
+  });
+});

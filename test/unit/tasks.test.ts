@@ -155,6 +155,40 @@ describe('cancellation', () => {
   });
 });
 
+describe('changes and their ledger entries', () => {
+  it('applies no change whose entry could not be written', async () => {
+    fixture = await runtimeFixture();
+    const { runtime, ledger } = fixture!;
+    // A lone surrogate cannot be canonicalized, so the ledger refuses the entry.
+    expect(() => runtime.start('s', 'printer \ud800')).toThrow();
+    expect(runtime.view().tasks).toEqual([]);
+    expect(ledger.lastSeq).toBe(0);
+
+    const task = runtime.start('s', 'printer');
+    const before = { view: task.view(), seq: ledger.lastSeq };
+    expect(() => runtime.reduceGrant(task.id, { pattern: 'test:\ud800*', authority: 'none' })).toThrow();
+    expect(() => runtime.steer('s', task.id, 'E-41 \ud800')).toThrow();
+    expect(task.view()).toEqual(before.view);
+    expect(task.grants!.reductions).toEqual([]);
+    expect(ledger.lastSeq).toBe(before.seq);
+  });
+
+  it('versions each task and session view with the seq of the entry that last changed it', async () => {
+    fixture = await runtimeFixture({ tools: [quickWrite] });
+    const { runtime, ledger } = fixture!;
+    const task = runtime.start('s', 'versions');
+    expect(task.version).toBe(ledger.lastSeq);
+    await runCall(fixture!, task, 'quick_write', 'v-1');
+    expect(task.view().version).toBe(ledger.query({ requestId: 'v-1', kind: 'call_finished' })[0]!.seq);
+    runtime.steer('s', task.id, 'next step');
+    const steer = ledger.query({ taskId: task.id, kind: 'steer' });
+    expect(steer).toHaveLength(1);
+    expect(steer[0]!.details).toEqual({ textDigest: ledger.digest('next step') });
+    expect(task.version).toBe(steer[0]!.seq);
+    expect(runtime.view().sessions[0]!.version).toBe(steer[0]!.seq);
+  });
+});
+
 describe('concurrent actions', () => {
   it('lets two supersedes and a cancel race without an illegal transition', async () => {
     fixture = await runtimeFixture({ tools: [politeRead] });
