@@ -1,6 +1,7 @@
 /**
  * Capabilities as every client sees them: contracts, references, authority and the shapes of
- * discovery results. See DESIGN.md's vocabulary.
+ * discovery results. The words (capability, provider, binding, reference, authority...) are
+ * defined in docs/ARCHITECTURE.md's vocabulary.
  */
 import { z } from 'zod';
 
