@@ -3,15 +3,13 @@
  * `capstan <command>`: the headless face of Capstan. `serve` runs the same host as the
  * Electron app and serves the console to a browser on loopback.
  */
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { startHttpGateway } from './gateway/http';
 import { ConfigError } from './config';
 import { createHost } from './host';
 import { defaultDataDir } from './paths';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
+import { announce, createLogger, parseServeOptions, startServer, UsageError } from './server';
 import { openDatabase } from './store/database';
 import type { LedgerEntry } from '../shared/ledger';
 
@@ -19,57 +17,29 @@ const USAGE = `Usage: capstan <command> [options]
 
 Commands:
   serve    Run the gateway and serve the console on loopback
-           --port N        port to listen on (default 7077; 0 = any free port)
-           --host H        address to bind (default 127.0.0.1)
-           --token T       API bearer token (default: $CAPSTAN_TOKEN, else random)
-           --data-dir DIR  where the database, config.json and skills/ live
-                           (default: the per-user app-data folder)
-           --skills-dir D  another folder of <name>/SKILL.md skills (repeatable)
-           --log-level L   fatal, error, warn, info, debug or silent (default info; logs go to stderr)
+           flag            or environment
+           --port N        CAPSTAN_PORT         port to listen on (default 7077; 0 = any free port)
+           --host H        CAPSTAN_HOST         address to bind (default 127.0.0.1)
+           --token T       CAPSTAN_TOKEN        API bearer token (default: random)
+           --data-dir DIR  CAPSTAN_DATA_DIR     where the database, config.json and skills/ live
+                                                (default: the per-user app-data folder)
+           --skills-dir D  CAPSTAN_SKILLS_DIRS  another folder of <name>/SKILL.md skills; the flag
+                                                repeats, the variable separates folders as PATH does
+           --log-level L   CAPSTAN_LOG_LEVEL    fatal, error, warn, info, debug, trace or silent
+                                                (default info; logs go to stderr)
+           A flag wins over its environment variable.
   ledger verify    Check the ledger's hash chain; exit 1 and name the first broken entry
   ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
   ledger export    Print every entry as JSON lines (--after SEQ to start later)
            --data-dir DIR  as for serve
 `;
 
-export class UsageError extends Error {}
-
-export const DEFAULT_PORT = 7077;
-
-function parsePort(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_PORT;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${value}"`);
-  return port;
-}
-
 async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      token: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'skills-dir': { type: 'string', multiple: true, default: [] },
-      'log-level': { type: 'string', default: 'info' },
-    },
-    strict: true,
-  });
-  const port = parsePort(values.port);
-  const token = values.token || process.env.CAPSTAN_TOKEN || randomBytes(24).toString('base64url');
-  const logger = pino({ level: values['log-level'], base: undefined }, pino.destination(2));
-  const host = await createHost({ dataDir: values['data-dir'] ?? defaultDataDir(), skillsDirs: values['skills-dir'], logger });
-  const gateway = await startHttpGateway({
-    handlers: host.handlers,
-    events: host.events,
-    ledger: host.ledger,
-    logger,
-    token,
-    host: values.host,
-    port,
-    rendererDir: fileURLToPath(new URL('./renderer/', import.meta.url)),
-  }).catch((error: unknown) => {
+  const options = parseServeOptions(args, process.env);
+  const logger = createLogger(options.logLevel);
+  const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger });
+  const rendererDir = fileURLToPath(new URL('./renderer/', import.meta.url));
+  const gateway = await startServer(host, { ...options, logger, rendererDir }).catch((error: unknown) => {
     host.close();
     throw error;
   });
@@ -86,8 +56,7 @@ async function serve(args: string[]): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   // Only now: whoever reads this line may signal us at once.
-  process.stdout.write(`Capstan console: ${gateway.consoleUrl}\n`);
-  logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
+  announce(gateway, host);
 }
 
 /** The ledger commands open the database directly, so they work with or without a running serve. */

@@ -35,6 +35,8 @@ export async function startCapstan(dataDir: string, { args: extraArgs = [], port
   const args = [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--token', token, '--log-level', 'warn', ...extraArgs];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
+    // Every option is a flag here; a CAPSTAN_* variable in the runner's environment must not add to them.
+    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_'))),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVE_ENV } from '../../electron/server';
+import { DATABASE_FILE } from '../../electron/store/database';
 import { CLI, startServe } from '../support/serveProcess';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-cli-'));
@@ -43,6 +45,47 @@ describe('capstan serve', () => {
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/capstan/);
     }
+  });
+
+  it('reads each option from its environment variable when the flag is absent', async () => {
+    const ownDataDir = mkdtempSync(join(tmpdir(), 'capstan-cli-env-'));
+    const skills = join(ownDataDir, 'extra-skills');
+    mkdirSync(join(skills, 'release-notes'), { recursive: true });
+    writeFileSync(join(skills, 'release-notes', 'SKILL.md'), '---\nname: release-notes\ndescription: Drafts release notes.\n---\nBody.\n');
+    const serve = await startServe([], {
+      CAPSTAN_PORT: '0',
+      CAPSTAN_HOST: '127.0.0.1',
+      CAPSTAN_TOKEN: 'env-all',
+      CAPSTAN_DATA_DIR: ownDataDir,
+      CAPSTAN_SKILLS_DIRS: skills,
+      CAPSTAN_LOG_LEVEL: 'warn',
+    });
+    try {
+      expect(serve.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=env-all$/);
+      const catalog = await fetch(`${serve.url}/catalog`, { headers: { authorization: 'Bearer env-all' } });
+      expect(JSON.stringify(await catalog.json())).toContain('release-notes');
+      expect(existsSync(join(ownDataDir, DATABASE_FILE))).toBe(true);
+      // At warn, the info line that announces the gateway is not written.
+      expect(serve.stderr()).not.toContain('gateway listening');
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      rmSync(ownDataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a bad environment variable by name, as it refuses a bad flag', () => {
+    for (const [name, value] of [['CAPSTAN_PORT', 'many'], ['CAPSTAN_LOG_LEVEL', 'loud']] as const) {
+      const result = spawnSync(process.execPath, [CLI, 'serve'], { encoding: 'utf8', env: { ...process.env, [name]: value } });
+      expect(result.status, name).toBe(2);
+      expect(result.stderr, name).toContain(`capstan serve: ${name} must be`);
+    }
+  });
+
+  it('names every serve flag with its environment variable in its usage', () => {
+    const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    for (const [flag, variable] of Object.entries(SERVE_ENV)) expect(help.stdout).toMatch(new RegExp(`--${flag} \\S+ +${variable} `));
   });
 
   it('reports a port already in use and exits with 1', async () => {

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startHttpGateway, type HttpGateway } from '../../electron/gateway/http';
+import type { HttpGateway } from '../../electron/gateway/http';
 import { createHost, type Host } from '../../electron/host';
+import { startServer } from '../../electron/server';
 
 export interface TestGateway {
   host: Host;
@@ -27,7 +28,7 @@ export async function startTestGateway(options: { dataDir?: string; skillsDirs?:
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}) });
   const token = `test-${Math.random().toString(36).slice(2)}`;
-  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token, host: '127.0.0.1', port: 0 });
+  const gateway = await startServer(host, { address: '127.0.0.1', port: 0, token, logger });
 
   const request: TestGateway['request'] = (path, init = {}) =>
     fetch(`${gateway.url}${path}`, {

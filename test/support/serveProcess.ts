@@ -15,9 +15,11 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** `env` adds to this process's environment minus its CAPSTAN_* variables, which would change the options under test. */
 export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...process.env, ...env } });
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...inherited, ...env } });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

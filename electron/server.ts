@@ -1,0 +1,164 @@
+/**
+ * One way to start serving, shared by the Electron app, `capstan serve` and the tests: the serve
+ * options (each flag, else its one environment variable, else a default) and the HTTP gateway
+ * started from them for a host.
+ */
+import { randomBytes } from 'node:crypto';
+import { delimiter } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { startHttpGateway, type HttpGateway } from './gateway/http';
+import type { Host } from './host';
+import { defaultDataDir } from './paths';
+
+export const DEFAULT_PORT = 7077;
+const DEFAULT_ADDRESS = '127.0.0.1';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Each flag's one environment variable, read only when the flag is absent. The README documents both. */
+export const SERVE_ENV = {
+  port: 'CAPSTAN_PORT',
+  host: 'CAPSTAN_HOST',
+  token: 'CAPSTAN_TOKEN',
+  'data-dir': 'CAPSTAN_DATA_DIR',
+  'skills-dir': 'CAPSTAN_SKILLS_DIRS',
+  'log-level': 'CAPSTAN_LOG_LEVEL',
+} as const;
+
+/** A bad flag or environment variable: `capstan` prints it and exits with 2, Electron shows it in its error dialog. */
+export class UsageError extends Error {}
+
+export interface ServeOptions {
+  port: number;
+  /** The address to bind (`--host`). */
+  address: string;
+  token: string;
+  dataDir: string;
+  skillsDirs: string[];
+  logLevel: LogLevel;
+}
+
+/**
+ * Flags first, then the environment, then defaults. Strict (the CLI) refuses unknown flags and
+ * arguments; Electron passes `strict: false` because Chromium's own flags share its command line.
+ * An empty value counts as not given, so `CAPSTAN_TOKEN=` still means a random token.
+ */
+export function parseServeOptions(args: readonly string[], env: NodeJS.ProcessEnv, { strict = true } = {}): ServeOptions {
+  const flags = readFlags(args, strict);
+  /** The flag's value, else its environment variable's, with its source for error messages. */
+  const given = (flag: Exclude<keyof typeof SERVE_ENV, 'skills-dir'>): Given | undefined => {
+    const value = flags[flag];
+    // Only a lenient parse lets a string flag through without its value.
+    if (value === true) throw new UsageError(`--${flag} needs a value`);
+    if (typeof value === 'string' && value !== '') return { value, from: `--${flag}` };
+    const fromEnv = env[SERVE_ENV[flag]];
+    return fromEnv ? { value: fromEnv, from: SERVE_ENV[flag] } : undefined;
+  };
+  return {
+    port: parsePort(given('port')),
+    address: given('host')?.value ?? DEFAULT_ADDRESS,
+    token: given('token')?.value ?? randomBytes(24).toString('base64url'),
+    dataDir: given('data-dir')?.value ?? defaultDataDir(env),
+    skillsDirs: parseSkillsDirs(flags['skills-dir'], env[SERVE_ENV['skills-dir']]),
+    logLevel: parseLogLevel(given('log-level')),
+  };
+}
+
+interface Given {
+  value: string;
+  /** `--port` or `CAPSTAN_PORT`: what the operator has to fix. */
+  from: string;
+}
+
+type FlagValue = string | boolean | (string | boolean)[] | undefined;
+
+function readFlags(args: readonly string[], strict: boolean): Record<string, FlagValue> {
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'skills-dir': { type: 'string', multiple: true },
+        'log-level': { type: 'string' },
+      },
+      strict,
+      allowPositionals: !strict,
+    });
+    return values;
+  } catch (error) {
+    // parseArgs says what is wrong ("Unknown option '--bogus'"); it is a usage error like ours.
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function parsePort(given: Given | undefined): number {
+  if (!given) return DEFAULT_PORT;
+  const port = /^\d{1,5}$/.test(given.value) ? Number(given.value) : Number.NaN;
+  if (!(port <= 65535)) throw new UsageError(`${given.from} must be an integer from 0 to 65535, got "${given.value}"`);
+  return port;
+}
+
+/** Repeated flags replace the variable; the variable lists folders as PATH does (`:`, or `;` on Windows). */
+function parseSkillsDirs(flags: FlagValue, fromEnv: string | undefined): string[] {
+  const values = Array.isArray(flags) ? flags : [];
+  if (values.includes(true)) throw new UsageError('--skills-dir needs a value');
+  const dirs = (values as string[]).filter((dir) => dir !== '');
+  return dirs.length > 0 ? dirs : (fromEnv ?? '').split(delimiter).filter((dir) => dir !== '');
+}
+
+function parseLogLevel(given: Given | undefined): LogLevel {
+  if (!given) return 'info';
+  const level = LOG_LEVELS.find((candidate) => candidate === given.value);
+  if (!level) throw new UsageError(`${given.from} must be one of ${LOG_LEVELS.join(', ')}, got "${given.value}"`);
+  return level;
+}
+
+/** JSON lines on stderr: stdout carries only the console line. */
+export function createLogger(level: LogLevel): pino.Logger {
+  return pino({ level, base: undefined }, pino.destination(2));
+}
+
+export interface ServerOptions extends Pick<ServeOptions, 'address' | 'port' | 'token'> {
+  logger: FastifyBaseLogger;
+  /** The built console; without it only the API answers. */
+  rendererDir?: string | undefined;
+  /**
+   * Listen on any free port when the chosen one is taken, instead of failing. The desktop app
+   * wants this: its window talks IPC and its menu copies wherever the gateway ended up, whereas
+   * whoever runs `capstan serve` relies on the port they asked for.
+   */
+  anyPortIfTaken?: boolean;
+}
+
+/** The HTTP gateway in front of a host: its API, its live events and the console bundle. */
+export async function startServer(host: Host, options: ServerOptions): Promise<HttpGateway> {
+  const listen = (port: number) =>
+    startHttpGateway({
+      handlers: host.handlers,
+      events: host.events,
+      ledger: host.ledger,
+      logger: options.logger,
+      token: options.token,
+      host: options.address,
+      port,
+      rendererDir: options.rendererDir,
+    });
+  try {
+    return await listen(options.port);
+  } catch (error) {
+    if (!options.anyPortIfTaken || options.port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    options.logger.warn({ port: options.port }, 'port in use; the HTTP gateway takes any free port instead');
+    return listen(0);
+  }
+}
+
+/** The line an operator (or a test) reads to open the console; the token rides in its fragment. */
+export function announce(gateway: HttpGateway, host: Host): void {
+  process.stdout.write(`Capstan console: ${gateway.consoleUrl}\n`);
+  host.logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
+}

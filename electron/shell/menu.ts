@@ -1,0 +1,42 @@
+/** The application menu: the usual roles, plus a way to the same console in a browser. */
+import { clipboard, Menu, type MenuItemConstructorOptions } from 'electron';
+
+export function installAppMenu(consoleUrl: string | undefined): void {
+  Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(consoleUrl)));
+}
+
+export function menuTemplate(consoleUrl: string | undefined, platform: NodeJS.Platform = process.platform): MenuItemConstructorOptions[] {
+  const mac = platform === 'darwin';
+  return [
+    ...(mac ? [{ role: 'appMenu' } as const] : []),
+    { label: 'File', submenu: [mac ? { role: 'close' } : { role: 'quit' }] },
+    { role: 'editMenu' },
+    {
+      label: 'View',
+      submenu: [
+        { role: 'reload' },
+        { role: 'forceReload' },
+        { role: 'toggleDevTools' },
+        { type: 'separator' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { type: 'separator' },
+        { role: 'togglefullscreen' },
+      ],
+    },
+    { role: 'windowMenu' },
+    {
+      role: 'help',
+      submenu: [
+        {
+          // The same host answers a browser on loopback; the URL carries this run's token.
+          label: 'Copy Browser Console URL',
+          enabled: consoleUrl !== undefined,
+          click: () => consoleUrl && clipboard.writeText(consoleUrl),
+        },
+        ...(mac ? [] : [{ type: 'separator' } as const, { role: 'about' } as const]),
+      ],
+    },
+  ];
+}
