@@ -3,10 +3,10 @@
  * UPDATE and DELETE are refused by triggers in the database; evidence is stored only as
  * HMAC-SHA256 digests under a per-install key.
  *
- * Appends made in one turn of the event loop share one transaction (group commit): under load
- * that is one WAL write for many entries. Whoever answers a client first awaits `durable()`, so
- * an entry a client heard about survives the process being killed; listeners hear of entries
- * only once they are committed.
+ * Appends made in one turn of the event loop share one transaction (the store's GroupCommit):
+ * under load that is one WAL write for many entries. Whoever answers a client first awaits
+ * `durable()`, so an entry a client heard about survives the process being killed; listeners
+ * hear of entries only once they are committed.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { LedgerEntry, LedgerKind, LedgerQuery, LedgerVerification } from '../../shared/ledger';
 import { canonicalJson } from '../catalog/digest';
 import type { Database } from '../store/database';
+import { GroupCommit } from '../store/groupCommit';
 
 export const LEDGER_KEY_FILE = 'ledger.key';
 const GENESIS = '0'.repeat(64);
@@ -70,12 +71,11 @@ const toEntry = (row: Row): LedgerEntry => ({
 export class Ledger {
   readonly #listeners = new Set<(entry: LedgerEntry) => void>();
   readonly #insert;
+  readonly #batch: GroupCommit;
   #lastSeq: number;
   #lastHash: string;
-  /** Entries appended in the open transaction, announced once it commits. */
+  /** Entries appended in the open batch, announced once it commits. */
   #pending: LedgerEntry[] = [];
-  #committed: Promise<void> = Promise.resolve();
-  #commit: (() => void) | undefined;
 
   constructor(
     private readonly db: Database,
@@ -87,6 +87,12 @@ export class Ledger {
     const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.#lastSeq = last?.seq ?? 0;
     this.#lastHash = last?.hash ?? GENESIS;
+    this.#batch = GroupCommit.of(db);
+    this.#batch.onCommit(() => {
+      const committed = this.#pending;
+      this.#pending = [];
+      for (const entry of committed) for (const listener of this.#listeners) listener(entry);
+    });
   }
 
   get lastSeq(): number {
@@ -111,18 +117,19 @@ export class Ledger {
       prevHash: this.#lastHash,
     };
     const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed) };
-    this.#begin();
-    this.#insert.run(
-      entry.seq,
-      entry.at,
-      entry.kind,
-      entry.taskId,
-      entry.sessionId,
-      entry.requestId,
-      entry.capability,
-      canonicalJson(entry.details),
-      entry.prevHash,
-      entry.hash,
+    this.#batch.write(() =>
+      this.#insert.run(
+        entry.seq,
+        entry.at,
+        entry.kind,
+        entry.taskId,
+        entry.sessionId,
+        entry.requestId,
+        entry.capability,
+        canonicalJson(entry.details),
+        entry.prevHash,
+        entry.hash,
+      ),
     );
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
@@ -132,32 +139,12 @@ export class Ledger {
 
   /** Resolves once everything appended so far is committed to disk. */
   durable(): Promise<void> {
-    return this.#committed;
+    return this.#batch.durable();
   }
 
   /** Commits now; for shutdown, before the database closes. */
   flush(): void {
-    this.#commit?.();
-  }
-
-  #begin(): void {
-    if (this.#commit) return;
-    this.db.exec('BEGIN IMMEDIATE');
-    let resolve!: () => void;
-    this.#committed = new Promise((done) => (resolve = done));
-    const commit = () => {
-      if (this.#commit !== commit) return;
-      this.#commit = undefined;
-      // A database closed without flush() rolled the transaction back; there is nothing to commit.
-      if (!this.db.isOpen) return;
-      this.db.exec('COMMIT');
-      const committed = this.#pending;
-      this.#pending = [];
-      resolve();
-      for (const entry of committed) for (const listener of this.#listeners) listener(entry);
-    };
-    this.#commit = commit;
-    setImmediate(commit);
+    this.#batch.flush();
   }
 
   query(filter: LedgerQuery = {}): LedgerEntry[] {

@@ -19,19 +19,35 @@ export function openDatabase(dataDir: string): Database {
   return db;
 }
 
+/**
+ * Runs `write` in a transaction committed before it returns, or rolled back if it throws.
+ * While the ledger's batch may be open, write through GroupCommit.writeNow() (groupCommit.ts)
+ * instead, which commits that batch first.
+ */
+export function transaction<T>(db: Database, write: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = write();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 /** Applies each migration newer than the file's `user_version`, each in its own transaction. */
 export function migrate(db: Database): number {
   const { user_version: current } = db.prepare('PRAGMA user_version').get() as { user_version: number };
   for (const [index, sql] of migrations.entries()) {
     const version = index + 1;
     if (version <= current) continue;
-    db.exec('BEGIN IMMEDIATE');
     try {
-      db.exec(sql);
-      db.exec(`PRAGMA user_version = ${version}`);
-      db.exec('COMMIT');
+      transaction(db, () => {
+        db.exec(sql);
+        db.exec(`PRAGMA user_version = ${version}`);
+      });
     } catch (error) {
-      db.exec('ROLLBACK');
       throw new Error(`migration ${version} failed: ${(error as Error).message}`, { cause: error });
     }
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
 import { ToolArgumentError } from '../../electron/catalog/tool';
@@ -8,7 +9,8 @@ import { builtinProvider } from '../../electron/providers/builtin';
 import type { ToolContract } from '../../shared/capability';
 import { ftsQuery } from '../../electron/providers/builtin/notes';
 import { timeNow } from '../../electron/providers/builtin/timeNow';
-import { openDatabase, type Database } from '../../electron/store/database';
+import { Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
+import { DATABASE_FILE, openDatabase, type Database } from '../../electron/store/database';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 
 let dataDir: string;
@@ -161,6 +163,28 @@ describe('to-dos', () => {
     expect(open.counts).toEqual({ open: 2, done: 1 });
     expect((await run('todo_list', { status: 'done' })).todos).toMatchObject([{ id: undated.id, done: true }]);
     expect((await run('todo_list', { status: 'all', limit: 1 })).todos).toHaveLength(1);
+  });
+});
+
+describe('notes and to-dos beside the ledger', () => {
+  it("are saved in their own transaction, never in the ledger's open batch", async () => {
+    const ledger = new Ledger(db, loadLedgerKey(dataDir));
+    const reader = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
+    const committed = () => reader.prepare('SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM notes) AS notes, (SELECT count(*) FROM todos) AS todos').get();
+    const before = committed() as { ledger: number; notes: number; todos: number };
+    const runNow = (name: string, args: Record<string, unknown>) => catalog.resolveTool(name).tool.definition.run(args, { signal: new AbortController().signal, requestId: 'unit' });
+
+    // All in one turn of the event loop, while the ledger's batch is open: each write commits
+    // that batch, then itself, so a second connection sees the entry and the row at once.
+    ledger.append({ kind: 'task_transition', details: {} });
+    runNow('note_add', { body: 'Written beside a ledger entry' });
+    expect(committed()).toEqual({ ...before, ledger: before.ledger + 1, notes: before.notes + 1 });
+    ledger.append({ kind: 'task_transition', details: {} });
+    runNow('todo_add', { title: 'Written beside a ledger entry' });
+    expect(committed()).toEqual({ ledger: before.ledger + 2, notes: before.notes + 1, todos: before.todos + 1 });
+
+    await ledger.durable();
+    reader.close();
   });
 });
 

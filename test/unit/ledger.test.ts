@@ -1,7 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LEDGER_KEY_FILE, Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
+import { DATABASE_FILE } from '../../electron/store/database';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime';
 
 let fixture: RuntimeFixture | undefined;
@@ -23,6 +25,29 @@ describe('the ledger', () => {
     expect(ledger.query({ requestId: 'r1' })).toEqual([second]);
     expect(ledger.query({ after: 1 })).toEqual([second]);
     expect(ledger.tail(1)).toEqual([second]);
+  });
+
+  it("commits one turn's appends together, and announces them only once they are committed", async () => {
+    fixture = await runtimeFixture();
+    const { ledger } = fixture;
+    const reader = new DatabaseSync(join(fixture.dataDir, DATABASE_FILE), { readOnly: true });
+    const committed = () => reader.prepare('SELECT seq FROM ledger ORDER BY seq').all().map((row) => row.seq as number);
+    const heard: number[][] = [];
+    ledger.onAppend((entry) => heard.push([entry.seq, ...committed()]));
+    ledger.append({ kind: 'task_transition', details: {} });
+    ledger.append({ kind: 'task_transition', details: {} });
+    expect(committed()).toEqual([]);
+    expect(heard).toEqual([]);
+    await ledger.durable();
+    expect(committed()).toEqual([1, 2]);
+    expect(heard).toEqual([
+      [1, 1, 2],
+      [2, 1, 2],
+    ]);
+    ledger.append({ kind: 'task_transition', details: {} });
+    ledger.flush();
+    expect(committed()).toEqual([1, 2, 3]);
+    reader.close();
   });
 
   it('is refused UPDATE and DELETE by the database itself', async () => {

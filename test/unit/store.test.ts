@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate, openDatabase } from '../../electron/store/database';
+import { DATABASE_FILE, migrate, openDatabase } from '../../electron/store/database';
+import { GroupCommit } from '../../electron/store/groupCommit';
 import { migrations } from '../../electron/store/migrations';
 import { readConsoleSettings, writeConsoleSettings } from '../../electron/store/settings';
 import { DEFAULT_CONSOLE_SETTINGS } from '../../shared/api';
@@ -38,5 +40,71 @@ describe('the store', () => {
     db.prepare("UPDATE settings SET value = '{not json' WHERE key = 'console'").run();
     expect(readConsoleSettings(db)).toEqual(DEFAULT_CONSOLE_SETTINGS);
     db.close();
+  });
+});
+
+describe('group commit', () => {
+  /** The store, and a second connection that sees only what is committed. */
+  const open = () => {
+    const dir = freshDir();
+    const db = openDatabase(dir);
+    const reader = new DatabaseSync(join(dir, DATABASE_FILE), { readOnly: true });
+    const todos = () => reader.prepare('SELECT title FROM todos ORDER BY id').all().map((row) => row.title as string);
+    const addTodo = (title: string) => db.prepare("INSERT INTO todos (title, created_at) VALUES (?, 'now')").run(title);
+    const close = () => {
+      reader.close();
+      db.close();
+    };
+    return { db, reader, batch: GroupCommit.of(db), todos, addTodo, close };
+  };
+
+  it('commits the writes of one event-loop turn together when the turn ends, then tells its listeners', async () => {
+    const { batch, todos, addTodo, close } = open();
+    const commits: string[][] = [];
+    batch.onCommit(() => commits.push(todos()));
+    batch.write(() => addTodo('a'));
+    batch.write(() => addTodo('b'));
+    expect(todos()).toEqual([]);
+    await batch.durable();
+    expect(todos()).toEqual(['a', 'b']);
+    expect(commits).toEqual([['a', 'b']]);
+    close();
+  });
+
+  it('commits the open batch at once on flush()', () => {
+    const { batch, todos, addTodo, close } = open();
+    batch.write(() => addTodo('a'));
+    batch.flush();
+    expect(todos()).toEqual(['a']);
+    close();
+  });
+
+  it('keeps one batch per connection', () => {
+    const { db, batch, close } = open();
+    expect(GroupCommit.of(db)).toBe(batch);
+    close();
+  });
+
+  it('runs writeNow() in a transaction of its own, after committing the open batch, and leaves nothing when it throws', () => {
+    const { batch, todos, addTodo, close } = open();
+    batch.write(() => addTodo('batched'));
+    batch.writeNow(() => addTodo('now'));
+    expect(todos()).toEqual(['batched', 'now']);
+    expect(() =>
+      batch.writeNow(() => {
+        addTodo('half');
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    expect(todos()).toEqual(['batched', 'now']);
+    close();
+  });
+
+  it('saves console settings outside an open batch', () => {
+    const { db, reader, batch, addTodo, close } = open();
+    batch.write(() => addTodo('batched'));
+    writeConsoleSettings(db, { whitelist: ['time_now'] });
+    expect(reader.prepare("SELECT value FROM settings WHERE key = 'console'").get()).toEqual({ value: '{"whitelist":["time_now"]}' });
+    close();
   });
 });

@@ -1,4 +1,5 @@
 import type { Database } from '../../store/database';
+import { GroupCommit } from '../../store/groupCommit';
 import { defineTool } from '../../catalog/tool';
 
 interface NoteRow {
@@ -46,9 +47,10 @@ export const noteAddTool = (db: Database) =>
     run: ({ title, body, tags = [] }) => {
       const cleanTitle = (title?.trim() || body.trim().split('\n')[0] || '').slice(0, 200);
       const createdAt = new Date().toISOString();
-      const { lastInsertRowid } = db
-        .prepare('INSERT INTO notes (title, body, tags, created_at) VALUES (?, ?, ?, ?)')
-        .run(cleanTitle, body, JSON.stringify(tags), createdAt);
+      // Saved in its own transaction, never in the ledger's open batch (see groupCommit.ts).
+      const { lastInsertRowid } = GroupCommit.of(db).writeNow(() =>
+        db.prepare('INSERT INTO notes (title, body, tags, created_at) VALUES (?, ?, ?, ?)').run(cleanTitle, body, JSON.stringify(tags), createdAt),
+      );
       return { id: Number(lastInsertRowid), title: cleanTitle, tags, createdAt };
     },
   });

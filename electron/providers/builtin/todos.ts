@@ -1,4 +1,5 @@
 import type { Database } from '../../store/database';
+import { GroupCommit } from '../../store/groupCommit';
 import { defineTool } from '../../catalog/tool';
 
 interface TodoRow {
@@ -37,9 +38,10 @@ export const todoAddTool = (db: Database) =>
     },
     returnExample: { id: 7, title: 'Replace toner on floor 3', due: '2026-12-02', done: false, createdAt: '2026-11-30T09:15:02.118Z' },
     run: ({ title, due }) => {
-      const row = db
-        .prepare('INSERT INTO todos (title, due, created_at) VALUES (?, ?, ?) RETURNING *')
-        .get(title.trim(), due ?? null, new Date().toISOString()) as unknown as TodoRow;
+      // Saved in its own transaction, never in the ledger's open batch (see groupCommit.ts).
+      const row = GroupCommit.of(db).writeNow(() =>
+        db.prepare('INSERT INTO todos (title, due, created_at) VALUES (?, ?, ?) RETURNING *').get(title.trim(), due ?? null, new Date().toISOString()),
+      ) as unknown as TodoRow;
       return toTodo(row);
     },
   });
