@@ -5,10 +5,6 @@
  */
 import { normalize, terms } from '../../shared/lexical';
 
-// Re-exported for test/bench/search.ts, which gives MiniSearch the same tokenizer; new code
-// imports it from shared/lexical.
-export { terms };
-
 export type LexicalField = 'name' | 'tags' | 'description' | 'provider' | 'kind';
 
 /**

@@ -5,7 +5,6 @@
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { CapstanError } from '../../shared/errors';
-import { DEFAULT_ADMISSION_BUDGET } from '../config';
 
 export interface AdmissionBudget {
   /** The model's input budget in tokens. */
@@ -15,10 +14,6 @@ export interface AdmissionBudget {
   /** Kept free on top, because estimates are estimates. */
   marginTokens: number;
 }
-
-// The configuration owns the default budget; it is re-exported for the callers that build a
-// context without a config.json (tests).
-export { DEFAULT_ADMISSION_BUDGET };
 
 /** How long an admitted item stays: one model step, or the whole task (`/name` activation). */
 export type ContextScope = 'step' | 'task';
@@ -34,7 +29,7 @@ export const estimateTokens = (text: string): number => countTokens(text);
 export class CapabilityContext {
   readonly #items = new Map<string, Admitted>();
 
-  constructor(readonly budget: AdmissionBudget = DEFAULT_ADMISSION_BUDGET) {
+  constructor(readonly budget: AdmissionBudget) {
     if (this.ceiling <= 0) throw new Error('the admission budget leaves no room: raise the budget or lower base and margin');
   }
 

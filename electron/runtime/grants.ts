@@ -92,9 +92,3 @@ export class Grants {
     return this.#reductions.map(({ pattern, authority }) => ({ pattern, authority }));
   }
 }
-
-/** Out of the box: builtin tools and skills are fully usable; nothing else is granted. */
-export const DEFAULT_GRANTS: readonly Grant[] = [
-  { pattern: 'builtin:*', authority: 'execute' },
-  { pattern: 'skills:*', authority: 'activate' },
-];

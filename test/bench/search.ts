@@ -3,7 +3,8 @@
  * the same run: index build time, heap used, and p50 / p99 per query.
  */
 import MiniSearch from 'minisearch';
-import { LexicalIndex, terms } from '../../electron/catalog/lexical';
+import { LexicalIndex } from '../../electron/catalog/lexical';
+import { terms } from '../../shared/lexical';
 import { syntheticCatalog, syntheticQueries } from './syntheticCatalog';
 
 const ROUNDS = 5;

@@ -6,7 +6,7 @@ import { Catalog } from '../../electron/catalog/catalog';
 import { defineTool, type ToolDefinition } from '../../electron/catalog/tool';
 import { Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
 import { TaskRuntime } from '../../electron/runtime/runtime';
-import { DEFAULT_ADMISSION_BUDGET } from '../../electron/runtime/admission';
+import { DEFAULT_ADMISSION_BUDGET } from '../../electron/config';
 import { openDatabase, type Database } from '../../electron/store/database';
 
 export interface RuntimeFixture {

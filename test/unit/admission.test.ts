@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CapabilityContext, DEFAULT_ADMISSION_BUDGET, estimateTokens } from '../../electron/runtime/admission';
+import { DEFAULT_ADMISSION_BUDGET } from '../../electron/config';
+import { CapabilityContext, estimateTokens } from '../../electron/runtime/admission';
 
 describe('admission', () => {
   it('sets the ceiling at budget minus base minus margin', () => {
-    expect(new CapabilityContext().ceiling).toBe(128_000 - DEFAULT_ADMISSION_BUDGET.baseTokens - DEFAULT_ADMISSION_BUDGET.marginTokens);
+    expect(new CapabilityContext(DEFAULT_ADMISSION_BUDGET).ceiling).toBe(128_000 - DEFAULT_ADMISSION_BUDGET.baseTokens - DEFAULT_ADMISSION_BUDGET.marginTokens);
     expect(() => new CapabilityContext({ budgetTokens: 100, baseTokens: 60, marginTokens: 40 })).toThrow(/no room/);
   });
 
