@@ -3,7 +3,6 @@
  * and Settings; the capability list; the selected capability and recent executions; the
  * activity dock with the Tasks and Ledger views.
  */
-import { useLiveUpdates } from './api/useLiveUpdates';
 import { ActivityDock } from './features/dock/ActivityDock';
 import { DiagnosticsButton } from './features/diagnostics/DiagnosticsButton';
 import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
@@ -20,6 +19,7 @@ import { SettingsDialog } from './features/settings/SettingsDialog';
 import { SkillDetail } from './features/skill-detail/SkillDetail';
 import { ToolDetail } from './features/tool-detail/ToolDetail';
 import { useConsoleUi } from './state/uiStore';
+import { useLiveUpdates } from './useLiveUpdates';
 import { Icon } from './ui/Icon';
 import { Logo } from './ui/Logo';
 

@@ -1,18 +1,19 @@
 /**
  * Keeps the page current without polling: one subscription to the gateway's events for the
- * whole app. A catalog event (a skill written, a provider switched, a capability revoked)
+ * whole app, routed to the features they concern. It lives beside App.tsx because it knows
+ * every feature; api/ below it knows none. A catalog event (a skill written, a provider switched, a capability revoked)
  * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
  * (gathered once per animation frame). Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { LedgerEntry } from '../../shared/ledger';
-import { createLedgerFeed } from '../features/ledger/ledgerFeed';
-import { createTaskFeed } from '../features/tasks/taskCache';
-import { refreshTasks } from '../features/tasks/useTasks';
-import { useConsoleUi } from '../state/uiStore';
-import { refreshCatalog, useTransport } from './hooks';
-import type { LiveStatus } from './transport';
+import type { LedgerEntry } from '../shared/ledger';
+import { refreshCatalog, useTransport } from './api/hooks';
+import type { LiveStatus } from './api/transport';
+import { createLedgerFeed } from './features/ledger/ledgerFeed';
+import { createTaskFeed } from './features/tasks/taskCache';
+import { refreshTasks } from './features/tasks/useTasks';
+import { useConsoleUi } from './state/uiStore';
 
 /**
  * Entries that change a session's unknown outcomes, which task events do not carry: a call
