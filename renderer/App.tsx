@@ -3,6 +3,7 @@
  * and Settings; the capability list; the selected capability and recent executions; the
  * activity dock with the Tasks and Ledger views.
  */
+import { toErrorBody } from './api/errors';
 import { ActivityDock } from './features/dock/ActivityDock';
 import { DiagnosticsButton } from './features/diagnostics/DiagnosticsButton';
 import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
@@ -20,6 +21,7 @@ import { SkillDetail } from './features/skill-detail/SkillDetail';
 import { ToolDetail } from './features/tool-detail/ToolDetail';
 import { useConsoleUi } from './state/uiStore';
 import { useLiveUpdates } from './useLiveUpdates';
+import { errorText } from './ui/errorText';
 import { Icon } from './ui/Icon';
 import { Logo } from './ui/Logo';
 
@@ -29,7 +31,8 @@ export function App() {
   const setSettingsOpen = useConsoleUi((ui) => ui.setSettingsOpen);
   // The layout gives the dock room by its size (styles/activity.css).
   const dockSize = useConsoleUi((ui) => ui.dockSize);
-  const { entries, byId, whitelist, error, providers, diagnostics } = registry;
+  const { entries, byId, whitelist, providers, diagnostics } = registry;
+  const error = registry.error && toErrorBody(registry.error);
   const retry = () => void registry.retry();
 
   return (
@@ -61,7 +64,10 @@ export function App() {
           {error && (
             <div className="banner" role="alert">
               <Icon name="alert" />
-              <span>Lost contact with the gateway ({error.message}). Showing the catalog as last received.</span>
+              <span>
+                {error.code === 'GATEWAY_UNREACHABLE' ? 'Lost contact with the gateway' : 'Could not refresh the catalog'} ({errorText(error)}).
+                Showing the catalog as last received.
+              </span>
               <button type="button" className="button button--small" onClick={retry} disabled={registry.isFetching}>
                 Retry
               </button>
@@ -84,7 +90,7 @@ export function App() {
         </>
       ) : error ? (
         <main className="workspace workspace--message">
-          <GatewayProblem error={error} onRetry={retry} retrying={registry.isFetching} />
+          <GatewayProblem problem={error} onRetry={retry} retrying={registry.isFetching} />
         </main>
       ) : (
         <main className="workspace workspace--message">

@@ -7,7 +7,8 @@ import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { TransportContext } from './api/hooks';
-import { ApiError, createTransport } from './api/transport';
+import { ApiError } from './api/errors';
+import { createTransport } from './api/transport';
 import { App } from './App';
 
 const transport = createTransport();

@@ -1,31 +1,22 @@
 /**
  * The console's two transports behind one interface: IPC through the preload in Electron,
  * HTTP with the bearer token in a browser. Every reply and event is validated against the
- * shared contract.
+ * shared contract, and every failure rejects with an ApiError (./errors.ts), a failed tool call
+ * included: callers never inspect a reply for `ok: false`.
  */
 import {
   ErrorEnvelope,
   operations,
-  ToolCallResponse,
-  type ErrorBody,
   type OperationInput,
   type OperationName,
   type OperationOutput,
   type ToolCallRequest,
+  type ToolCallResponse,
 } from '../../shared/api';
 import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
 import type { CapstanBridge } from '../../shared/ipc';
+import { ApiError, consoleError } from './errors';
 import { openEventStream } from './eventStream';
-
-/** A failed operation, with the gateway's error code (see shared/errors.ts). */
-export class ApiError extends Error {
-  constructor(readonly body: ErrorBody) {
-    super(body.message);
-  }
-  get code() {
-    return this.body.code;
-  }
-}
 
 export interface RequestOptions {
   /** Aborts the request over HTTP (a superseded search); over IPC the answer is only ignored. */
@@ -79,6 +70,20 @@ function everyOperation(
   return Object.fromEntries(entries) as ConsoleApi;
 }
 
+/**
+ * An answer checked against the operation's contract. One that does not fit is the gateway's
+ * fault (or a gateway of another version), so it fails like any other gateway fault.
+ */
+function checkedOutput<K extends OperationName>(operation: K, value: unknown): OperationOutput<K> {
+  const parsed = operations[operation].output.safeParse(value);
+  if (parsed.success) return parsed.data as OperationOutput<K>;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+  throw consoleError('INTERNAL_ERROR', `The gateway's answer to ${operation} does not match the contract${where}: ${issue?.message ?? 'invalid'}`);
+}
+
+const UNREACHABLE = 'The gateway cannot be reached, or its answer never came back. Is `capstan serve` still running?';
+
 /** The event if it is one this console knows, else undefined. */
 function knownEvent(payload: unknown): CapstanEvent | undefined {
   const parsed = CapstanEvent.safeParse(payload);
@@ -87,9 +92,12 @@ function knownEvent(payload: unknown): CapstanEvent | undefined {
 
 export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
   const invoke = async <K extends OperationName>(operation: K, input: OperationInput<K>): Promise<OperationOutput<K>> => {
-    const reply = await bridge.invoke(operation, input);
-    if (!reply.ok) throw new ApiError(reply.error);
-    return operations[operation].output.parse(reply.value) as OperationOutput<K>;
+    // Main answers every invoke with an envelope; a rejected invoke never reached its handler.
+    const reply = await bridge.invoke(operation, input).catch((error: unknown) => {
+      throw consoleError('GATEWAY_UNREACHABLE', `${UNREACHABLE} (${error instanceof Error ? error.message : String(error)})`);
+    });
+    if (!reply.ok) throw new ApiError(reply);
+    return checkedOutput(operation, reply.value);
   };
   return {
     ...everyOperation(invoke),
@@ -109,12 +117,13 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
 
 export function createHttpTransport(baseUrl: string, token: string): ConsoleTransport {
   const send = async <K extends OperationName>(operation: K, input: OperationInput<K>, options?: RequestOptions): Promise<OperationOutput<K>> => {
-    const { method, path, output } = operations[operation];
+    const { method, path } = operations[operation];
     const url = new URL(withPathParams(path, input), baseUrl);
     // GET operations take their (flat) input as the query string, as the gateway reads it.
     if (method === 'GET' && input !== undefined) url.search = queryString(input);
     const requestBody = method === 'GET' || input === undefined ? null : JSON.stringify(input);
     let response: Response;
+    let text: string;
     try {
       response = await fetch(url, {
         method,
@@ -122,31 +131,23 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
         body: requestBody,
         signal: options?.signal ?? null,
       });
+      text = await response.text();
     } catch (error) {
       // A cancelled request is not a gateway problem: let the caller see the abort as such.
       if (options?.signal?.aborted) throw error;
-      throw new ApiError({ code: 'INTERNAL_ERROR', message: 'The gateway cannot be reached. Is `capstan serve` still running?' });
+      throw consoleError('GATEWAY_UNREACHABLE', UNREACHABLE);
     }
-    const body: unknown = await response.json().catch(() => null);
     options?.signal?.throwIfAborted();
-    // A tool call answers with its own result shape, successful or not.
-    if (operation === 'callTool') {
-      const call = ToolCallResponse.safeParse(body);
-      if (call.success) return call.data as OperationOutput<K>;
-    }
-    if (!response.ok) {
-      const envelope = ErrorEnvelope.safeParse(body);
-      throw new ApiError(
-        envelope.success ? envelope.data.error : { code: 'INTERNAL_ERROR', message: `HTTP ${response.status} from the gateway` },
-      );
-    }
-    return output.parse(body) as OperationOutput<K>;
+    if (response.ok) return checkedOutput(operation, parseJson(text));
+    const envelope = ErrorEnvelope.safeParse(parseJson(text));
+    if (envelope.success) throw new ApiError(envelope.data);
+    // Something between here and the gateway answered, or the gateway broke its own contract.
+    throw consoleError('INTERNAL_ERROR', `HTTP ${response.status} from the gateway, without an error envelope`);
   };
   const callTool = (request: ToolCallRequest) => send('callTool', request);
   return {
     ...everyOperation(send),
     kind: 'http',
-    callTool,
     subscribe: (listener, { onReconnect, onStatus } = {}) =>
       openEventStream({
         url: new URL(EVENTS_PATH, baseUrl).href,
@@ -168,12 +169,26 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
           if (event) listener(event);
         },
       }),
-    callConfirmed: async (request) => {
-      const first = await callTool(request);
-      const challenge = !first.ok && first.error.code === 'CONFIRMATION_REQUIRED' ? first.error.challenge : undefined;
-      return challenge ? callTool({ ...request, confirmation: challenge.id }) : first;
+    // The operator confirmed in the page: answer the gateway's challenge, once.
+    callConfirmed: async (request): Promise<ToolCallResponse> => {
+      try {
+        return await callTool(request);
+      } catch (error) {
+        const challenge = error instanceof ApiError && error.code === 'CONFIRMATION_REQUIRED' ? error.body.challenge : undefined;
+        if (!challenge) throw error;
+        return callTool({ ...request, confirmation: challenge.id });
+      }
     },
   };
+}
+
+/** The body's JSON, or undefined when it is not JSON (a proxy's error page, a cut-off answer). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -19,14 +19,17 @@ export interface Execution {
   /** The gateway's own timing when it reports one, otherwise the round trip seen by the console. */
   durationMs?: number;
   durationSource?: 'gateway' | 'round-trip';
-  /** What the gateway answered, exactly; absent when the call never got an answer. */
+  /** What the gateway answered to a call that ran, exactly. */
   response?: ToolCallResponse;
+  /** Why the call failed: the gateway's error, or the console's when no answer came back. */
   error?: ErrorBody;
+  /** The task the call joined; absent when it was refused before joining one (unknown tool, bad arguments) or never arrived. */
+  taskId?: string;
 }
 
 export type ExecutionOutcome =
   | { response: ToolCallResponse; roundTripMs: number }
-  | { error: ErrorBody; roundTripMs: number };
+  | { error: ErrorBody; taskId: string | undefined; roundTripMs: number };
 
 interface ExecutionsState {
   executions: Execution[];
@@ -37,12 +40,11 @@ interface ExecutionsState {
 
 function settle(execution: Execution, outcome: ExecutionOutcome): Execution {
   if ('error' in outcome) {
-    return { ...execution, status: 'error', error: outcome.error, durationMs: outcome.roundTripMs, durationSource: 'round-trip' };
+    const { error, taskId, roundTripMs } = outcome;
+    return { ...execution, status: 'error', error, ...(taskId ? { taskId } : {}), durationMs: roundTripMs, durationSource: 'round-trip' };
   }
   const { response } = outcome;
-  return response.ok
-    ? { ...execution, status: 'ok', response, durationMs: response.durationMs, durationSource: 'gateway' }
-    : { ...execution, status: 'error', response, error: response.error, durationMs: outcome.roundTripMs, durationSource: 'round-trip' };
+  return { ...execution, status: 'ok', response, taskId: response.taskId, durationMs: response.durationMs, durationSource: 'gateway' };
 }
 
 export const useExecutions = create<ExecutionsState>()((set) => ({

@@ -42,7 +42,7 @@ test('a call to a gateway that has stopped is recorded with its error', async ({
   await capstan.stop();
   await detail.getByRole('button', { name: 'Execute' }).click();
   const entry = consolePage.latestExecution;
-  await expect(entry).toContainText('INTERNAL_ERROR');
+  await expect(entry).toContainText('GATEWAY_UNREACHABLE');
   await expect(entry).toContainText('The gateway cannot be reached');
   expect(await consolePage.requestIdOf(entry)).toMatch(/^tool-registry-/);
 });

@@ -39,11 +39,14 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
   // or closes an entry, it stays that way.
   const [chosen, setChosen] = useState<boolean | null>(null);
   const open = chosen ?? isNewest;
-  const answer = execution.response ?? (execution.error ? { requestId: execution.requestId, ok: false, error: execution.error } : undefined);
+  // Refused before it joined a task (unknown tool, bad arguments): no task, and nothing of it in the ledger.
+  const { taskId } = execution;
+  // A failure is shown as the envelope the gateway sent (or would have, had it answered).
+  const answer =
+    execution.response ??
+    (execution.error ? { ok: false, requestId: execution.requestId, ...(taskId ? { taskId } : {}), error: execution.error } : undefined);
   const json = answer === undefined ? '' : formatJson(answer);
   const showLedger = useConsoleUi((ui) => ui.showLedger);
-  // Refused before it joined a task (unknown tool, bad arguments): no task, and nothing of it in the ledger.
-  const taskId = execution.response?.taskId;
 
   return (
     <li className={`execution execution--${execution.status}`} aria-label={`${execution.tool} ${execution.requestId}`}>
@@ -80,7 +83,7 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
           </button>
         </div>
       )}
-      {execution.response?.ok && <VerifyEvidence requestId={execution.requestId} result={execution.response.result} />}
+      {execution.response && <VerifyEvidence requestId={execution.requestId} result={execution.response.result} />}
       {execution.error && (
         <p className="execution__error">{errorText(execution.error)}</p>
       )}

@@ -5,7 +5,7 @@
  */
 import { useMutation } from '@tanstack/react-query';
 import { useTransport } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
@@ -39,7 +39,7 @@ export function VerifyEvidence({ requestId, result }: { requestId: string; resul
       {check.error && (
         <ErrorNotice
           what="Could not check the evidence"
-          error={check.error instanceof ApiError ? check.error.body : { code: 'INTERNAL_ERROR', message: check.error.message }}
+          error={toErrorBody(check.error)}
         />
       )}
     </div>

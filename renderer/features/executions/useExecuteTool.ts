@@ -1,9 +1,8 @@
 /** Runs a tool from the console and records the call, whatever happens, in Recent executions. */
 import { useCallback } from 'react';
-import type { ErrorBody } from '../../../shared/api';
 import { CONSOLE_REQUEST_PREFIX } from '../../../shared/policy';
 import { useCallTool } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { ApiError, toErrorBody } from '../../api/errors';
 import { useExecutions } from '../../state/executionsStore';
 
 export const newRequestId = () => `${CONSOLE_REQUEST_PREFIX}${crypto.randomUUID()}`;
@@ -11,11 +10,6 @@ export const newRequestId = () => `${CONSOLE_REQUEST_PREFIX}${crypto.randomUUID(
 export interface ExecuteOptions {
   /** The operator reviewed the exact arguments and confirmed them in the review dialog. */
   confirmed: boolean;
-}
-
-function asErrorBody(error: unknown): ErrorBody {
-  if (error instanceof ApiError) return error.body;
-  return { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
 export function useExecuteTool() {
@@ -33,7 +27,9 @@ export function useExecuteTool() {
         const response = await mutateAsync({ request: { tool, arguments: args, requestId }, confirmed });
         finished(requestId, { response, roundTripMs: roundTripMs() });
       } catch (error) {
-        finished(requestId, { error: asErrorBody(error), roundTripMs: roundTripMs() });
+        // A failed call is still a call: the gateway names the task it joined, for the ledger link.
+        const taskId = error instanceof ApiError ? error.taskId : undefined;
+        finished(requestId, { error: toErrorBody(error), taskId, roundTripMs: roundTripMs() });
       }
     },
     [mutateAsync, started, finished],

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { useSetCapabilityRevoked } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 
@@ -54,7 +54,7 @@ export function RevokeControl({ id, revoked }: { id: string; revoked: boolean })
       )}
       {change.error && (
         <p className="notice notice--error" role="alert">
-          Could not {verb.toLowerCase()}: {change.error instanceof ApiError ? errorText(change.error.body) : change.error.message}
+          Could not {verb.toLowerCase()}: {errorText(toErrorBody(change.error))}
         </p>
       )}
     </div>

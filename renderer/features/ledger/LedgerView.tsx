@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { LedgerEntry } from '../../../shared/ledger';
 import { useTransport } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { filterKey, isEmptyFilter, MAX_KEPT_ENTRIES, matchesFilter, useLedger } from '../../state/ledgerStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { ErrorNotice } from '../../ui/ErrorNotice';
@@ -39,7 +39,7 @@ export function LedgerView() {
       (entries) => useLedger.getState().filterAnswered(asked, entries),
       (error: unknown) => {
         if (controller.signal.aborted) return;
-        useLedger.getState().filterFailed(asked, error instanceof ApiError ? error.body : { code: 'INTERNAL_ERROR', message: String(error) });
+        useLedger.getState().filterFailed(asked, toErrorBody(error));
       },
     );
     return () => controller.abort();

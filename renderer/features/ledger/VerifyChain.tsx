@@ -1,7 +1,7 @@
 /** Asks the gateway to walk the whole hash chain, and says whether it holds or where it breaks. */
 import { useMutation } from '@tanstack/react-query';
 import { useTransport } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
 
@@ -31,7 +31,7 @@ export function VerifyChain() {
       {verify.error && (
         <ErrorNotice
           what="Could not verify the chain"
-          error={verify.error instanceof ApiError ? verify.error.body : { code: 'INTERNAL_ERROR', message: verify.error.message }}
+          error={toErrorBody(verify.error)}
         />
       )}
     </div>

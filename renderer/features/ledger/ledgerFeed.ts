@@ -6,7 +6,8 @@
  */
 import { MAX_LEDGER_PAGE, type LedgerEntry } from '../../../shared/ledger';
 import { oncePerFrame } from '../../api/oncePerFrame';
-import { ApiError, type ConsoleTransport } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
+import type { ConsoleTransport } from '../../api/transport';
 import { MAX_KEPT_ENTRIES, useLedger } from '../../state/ledgerStore';
 
 /** What the Ledger view starts with; live entries are added to it. */
@@ -60,7 +61,7 @@ export function createLedgerFeed(transport: ConsoleTransport): LedgerFeed {
           await readMissed();
           useLedger.getState().setLoaded(null);
         } catch (error) {
-          useLedger.getState().setLoaded(error instanceof ApiError ? error.body : { code: 'INTERNAL_ERROR', message: String(error) });
+          useLedger.getState().setLoaded(toErrorBody(error));
         }
       } while (again && !stopped);
     })().finally(() => (reading = null));

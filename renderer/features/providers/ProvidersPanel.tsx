@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import type { ProviderInfo } from '../../../shared/capability';
 import { useSetProviderEnabled } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
 import { Dialog } from '../../ui/Dialog';
 import { errorText } from '../../ui/errorText';
@@ -69,7 +69,7 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
       </ul>
       {setEnabled.error && (
         <p className="notice notice--error" role="alert">
-          Could not switch the provider: {setEnabled.error instanceof ApiError ? errorText(setEnabled.error.body) : setEnabled.error.message}
+          Could not switch the provider: {errorText(toErrorBody(setEnabled.error))}
         </p>
       )}
     </Dialog>

@@ -3,7 +3,7 @@ import { useRef } from 'react';
 import type { ProviderInfo } from '../../../shared/capability';
 import { useConsoleUi } from '../../state/uiStore';
 import { errorText } from '../../ui/errorText';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { useSearchResults } from '../search/useSearchResults';
 import { CapabilityList, type CapabilityListHandle } from './CapabilityList';
 import { FilterBar, filterLabels } from './FilterBar';
@@ -32,7 +32,7 @@ export function RegistryPane({ entries, byId, providers }: RegistryPaneProps) {
       <FilterBar view={view} providers={providers} searchRef={search} onEnterList={() => list.current?.focusFirst()} />
       {view.error && !view.searching && (
         <p className="notice notice--error" role="alert">
-          Search failed: {view.error instanceof ApiError ? errorText(view.error.body) : view.error.message}
+          Search failed: {errorText(toErrorBody(view.error))}
         </p>
       )}
       {view.shown.length > 0 ? (

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { useSaveSettings } from '../../api/hooks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
 import { RiskBadge } from '../../ui/badges';
 import { Dialog } from '../../ui/Dialog';
@@ -86,7 +86,7 @@ function WhitelistEditor({ entries, saved, onDone }: { entries: readonly Registr
       )}
       {save.error && (
         <p className="notice notice--error" role="alert">
-          Could not save: {save.error instanceof ApiError ? errorText(save.error.body) : save.error.message}
+          Could not save: {errorText(toErrorBody(save.error))}
         </p>
       )}
       <div className="dialog__footer">

@@ -4,6 +4,7 @@
  */
 import type { TaskView } from '../../../shared/tasks';
 import { useConsoleUi } from '../../state/uiStore';
+import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { clockTime } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
@@ -14,7 +15,7 @@ import { SteerForm } from './SteerForm';
 import type { DialogAction } from './TaskActionDialog';
 import { TaskFacts } from './TaskFacts';
 import { TaskStateBadge } from './TaskStateBadge';
-import { commandError, useTaskCommand } from './useTasks';
+import { useTaskCommand } from './useTasks';
 
 interface ActiveTaskProps {
   task: TaskView;
@@ -26,7 +27,7 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
   const cancel = useTaskCommand();
   const showLedger = useConsoleUi((ui) => ui.showLedger);
   const running = task.state === 'running';
-  const cancelError = commandError(cancel.error);
+  const cancelError = cancel.error && toErrorBody(cancel.error);
 
   return (
     <section className={`task-card task-card--${task.state}`} aria-labelledby="active-task-title" data-task-id={task.id}>

@@ -1,13 +1,14 @@
 /** Steer: adds the operator's note to the running task; it starts a new step. */
 import { useId, useState, type FormEvent } from 'react';
+import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { commandError, useTaskCommand } from './useTasks';
+import { useTaskCommand } from './useTasks';
 
 export function SteerForm({ sessionId, taskId }: { sessionId: string; taskId: string }) {
   const command = useTaskCommand();
   const [text, setText] = useState('');
   const id = useId();
-  const error = commandError(command.error);
+  const error = command.error && toErrorBody(command.error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

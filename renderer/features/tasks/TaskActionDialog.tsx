@@ -5,8 +5,9 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { TaskAction, TaskView } from '../../../shared/tasks';
 import { Dialog } from '../../ui/Dialog';
+import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
-import { commandError, useTaskCommand } from './useTasks';
+import { useTaskCommand } from './useTasks';
 
 export type DialogAction = 'start' | 'follow_up' | 'supersede' | 'finish';
 
@@ -49,7 +50,7 @@ function TaskActionForm({ action, sessionId, active, onDone }: { action: DialogA
   const [requiresSuccess, setRequiresSuccess] = useState(false);
   const [outcome, setOutcome] = useState<'succeeded' | 'failed'>('succeeded');
   const ids = { title: useId(), input: useId(), outcome: useId() };
-  const error = commandError(command.error);
+  const error = command.error && toErrorBody(command.error);
   const [idle, busy] = submitLabels[action];
 
   const submit = (event: FormEvent) => {

@@ -3,10 +3,11 @@
  * operator: Resume runs it anyway, Cancel drops it, Supersede replaces it.
  */
 import type { TaskView } from '../../../shared/tasks';
+import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
 import { TaskStateBadge } from './TaskStateBadge';
-import { commandError, useTaskCommand } from './useTasks';
+import { useTaskCommand } from './useTasks';
 
 export function TaskQueue({ tasks, titleOf }: { tasks: readonly TaskView[]; titleOf(id: string | null): string | undefined }) {
   if (tasks.length === 0) return <p className="muted">No follow-ups waiting.</p>;
@@ -22,7 +23,8 @@ export function TaskQueue({ tasks, titleOf }: { tasks: readonly TaskView[]; titl
 function QueuedTask({ task, predecessorTitle }: { task: TaskView; predecessorTitle: string | undefined }) {
   const resume = useTaskCommand();
   const cancel = useTaskCommand();
-  const error = commandError(resume.error ?? cancel.error);
+  const failure = resume.error ?? cancel.error;
+  const error = failure && toErrorBody(failure);
   const blocked = task.state === 'blocked';
   return (
     <li className={`task-row task-row--${task.state}`} aria-label={task.title} data-task-id={task.id}>

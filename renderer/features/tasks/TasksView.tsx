@@ -5,7 +5,7 @@
  */
 import { useId, useState } from 'react';
 import { ACTIVE_STATES, DEFAULT_SESSION, TERMINAL_STATES, type TaskView } from '../../../shared/tasks';
-import { ApiError } from '../../api/transport';
+import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
@@ -27,10 +27,7 @@ export function TasksView() {
 
   if (!query.data) {
     return query.error ? (
-      <ErrorNotice
-        what="Could not read the tasks"
-        error={query.error instanceof ApiError ? query.error.body : { code: 'INTERNAL_ERROR', message: query.error.message }}
-      />
+      <ErrorNotice what="Could not read the tasks" error={toErrorBody(query.error)} />
     ) : (
       <p className="loading" role="status">
         <Icon name="spinner" className="spin" /> Reading tasks…

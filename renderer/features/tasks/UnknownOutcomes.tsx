@@ -4,10 +4,11 @@
  * call in the session with MUTATION_BLOCKED; reads still run.
  */
 import type { TasksView } from '../../../shared/tasks';
+import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { dateTime, shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
-import { commandError, useTaskCommand } from './useTasks';
+import { useTaskCommand } from './useTasks';
 
 type Unknown = TasksView['sessions'][number]['unknownOutcomes'][number];
 
@@ -33,7 +34,7 @@ export function UnknownOutcomes({ outcomes }: { outcomes: readonly Unknown[] }) 
 
 function UnknownOutcomeRow({ outcome }: { outcome: Unknown }) {
   const acknowledge = useTaskCommand();
-  const error = commandError(acknowledge.error);
+  const error = acknowledge.error && toErrorBody(acknowledge.error);
   return (
     <li aria-label={`${outcome.capability} ${outcome.requestId}`}>
       <code>{outcome.capability}</code> <code className="muted">{outcome.requestId}</code>{' '}

@@ -1,9 +1,8 @@
 /** The sessions and tasks through react-query, and the operator's task actions. */
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { ErrorBody } from '../../../shared/api';
 import type { TaskAction, TasksView, TaskView } from '../../../shared/tasks';
 import { useTransport } from '../../api/hooks';
-import { ApiError, type ConsoleTransport } from '../../api/transport';
+import type { ConsoleTransport } from '../../api/transport';
 import { applySessionAnswer, applyTaskAnswer, askedAt, readTasks, tasksQueryKey } from './taskCache';
 
 /** Everything the gateway knows about sessions and tasks, kept current by events. */
@@ -61,11 +60,3 @@ export function useTaskCommand() {
     },
   });
 }
-
-/** A failed command's error as the gateway sent it. */
-export const commandError = (error: unknown): ErrorBody | null =>
-  error === null || error === undefined
-    ? null
-    : error instanceof ApiError
-      ? error.body
-      : { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
