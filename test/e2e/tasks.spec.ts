@@ -175,16 +175,24 @@ test('unknown outcomes of mutating calls are listed as blocking mutations until 
   const task = await gatewayApi<TaskAnswer>(capstan, 'POST', '/tasks', { action: 'start', title: 'clean up notes' });
   const unknown = { requestId: 'req-note-add-1', taskId: task.id, capability: 'builtin:note_add', at: new Date().toISOString() };
   let acknowledged: { path: string; body: unknown } | null = null;
+  // The acknowledgement's answer is a newer view of the session than the one GET /tasks gave.
+  let sessionVersion = 0;
   await page.route('**/tasks', async (route) => {
     if (route.request().method() !== 'GET') return route.continue();
     const response = await route.fetch();
-    const view = (await response.json()) as { sessions: { id: string; unknownOutcomes: unknown[] }[] };
-    for (const session of view.sessions) if (session.id === 'operator' && !acknowledged) session.unknownOutcomes = [unknown];
+    const view = (await response.json()) as { sessions: { id: string; version: number; unknownOutcomes: unknown[] }[] };
+    for (const session of view.sessions) {
+      if (session.id !== 'operator') continue;
+      sessionVersion = session.version;
+      if (!acknowledged) session.unknownOutcomes = [unknown];
+    }
     return route.fulfill({ response, json: view });
   });
   await page.route('**/tasks/*/acknowledge', async (route) => {
     acknowledged = { path: new URL(route.request().url()).pathname, body: route.request().postDataJSON() };
-    return route.fulfill({ json: { id: 'operator', activeTaskId: task.id, unknownOutcomes: [], conversation: [] } });
+    return route.fulfill({
+      json: { id: 'operator', version: sessionVersion + 1, activeTaskId: task.id, unknownOutcomes: [], conversation: [] },
+    });
   });
   await page.reload();
 

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tansta
 import type { TaskAction, TasksView, TaskView } from '../../../shared/tasks';
 import { useTransport } from '../../api/hooks';
 import type { ConsoleTransport } from '../../api/transport';
-import { applySessionAnswer, applyTaskAnswer, askedAt, readTasks, tasksQueryKey } from './taskCache';
+import { applyTaskViews, readTasks, tasksQueryKey } from './taskCache';
 
 /** Everything the gateway knows about sessions and tasks, kept current by events. */
 export function useTasksView() {
@@ -38,22 +38,21 @@ export function useTaskCommand() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async (command: TaskCommand): Promise<TaskView | TasksView['sessions'][number]> => {
-      const asked = askedAt(client);
       switch (command.type) {
         case 'action': {
           const task = await transport.taskAction(command.action);
-          applyTaskAnswer(client, task, asked);
+          applyTaskViews(client, { tasks: [task] });
           return task;
         }
         case 'cancel':
         case 'resume': {
           const task = await (command.type === 'cancel' ? transport.cancelTask : transport.resumeTask)({ id: command.id });
-          applyTaskAnswer(client, task, asked);
+          applyTaskViews(client, { tasks: [task] });
           return task;
         }
         case 'acknowledge': {
           const session = await transport.acknowledgeOutcome({ id: command.id, requestId: command.requestId });
-          applySessionAnswer(client, session);
+          applyTaskViews(client, { sessions: [session] });
           return session;
         }
       }
