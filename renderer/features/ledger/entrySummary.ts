@@ -25,6 +25,8 @@ export function entrySummary({ kind, details: d }: LedgerEntry): string {
       return `${text(d.pattern)} lowered to ${text(d.authority)}`;
     case 'confirmation':
       return join(digest('challenge', d.challengeId), digest('args', d.argumentsDigest));
+    case 'steer':
+      return join('operator steered', digest('text', d.textDigest));
   }
 }
 
