@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const ELECTRON_MAIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
+const ELECTRON_STAND_IN = fileURLToPath(new URL('./electronStandIn.cjs', import.meta.url));
 
 export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
@@ -17,9 +19,21 @@ export interface ServeProcess {
 
 /** `env` adds to this process's environment minus its CAPSTAN_* variables, which would change the options under test. */
 export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  return launch(CLI, ['serve', ...args], env);
+}
+
+/**
+ * The built Electron entry (dist/main.cjs) under plain Node, with electronStandIn.cjs answering
+ * for the `electron` module: Electron's binary cannot be had on these machines.
+ */
+export function startElectronMainWithStandIn(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  return launch(ELECTRON_MAIN, args, env, ['--require', ELECTRON_STAND_IN]);
+}
+
+function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ServeProcess> {
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...inherited, ...env } });
+  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], { env: { ...inherited, ...env } });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -36,6 +50,6 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
       const token = decodeURIComponent(url.hash.replace('#token=', ''));
       resolve({ child, consoleUrl, url: url.origin, token, stderr: () => stderr, exited });
     });
-    void exited.then(({ code }) => reject(new Error(`capstan serve exited with ${code} before listening:\n${stderr}`)));
+    void exited.then(({ code }) => reject(new Error(`${entry} exited with ${code} before listening:\n${stderr}`)));
   });
 }
