@@ -76,7 +76,10 @@ export const Authority = z.enum(['none', 'discover', 'inspect', 'load', 'activat
 export type Authority = z.infer<typeof Authority>;
 
 export const Grant = z.strictObject({
-  /** A capability id, or a pattern where `*` matches any run of characters (`builtin:*`, `*`). */
+  /**
+   * A capability id, or a pattern where `*` matches any run of characters (`builtin:*`, `*`).
+   * Bounded because clients send patterns too: ids are at most 257 characters, stars aside.
+   */
   pattern: z.string().min(1).max(300),
   authority: Authority,
 });

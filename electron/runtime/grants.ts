@@ -16,15 +16,37 @@ export function authorityFor(kind: CapabilityKind, authority: Authority): Author
 
 export const outranks = (a: Authority, b: Authority) => RANK[a] > RANK[b];
 
-function patternRegex(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+/**
+ * Compiles a grant pattern into a matcher for whole capability ids: `*` matches any run of
+ * characters, everything else is literal. Not a RegExp: `*a*a*a*b` would backtrack
+ * polynomially on a long id, and patterns come from clients. Instead the literal pieces between
+ * the stars are found left to right, each at its earliest place after the previous one (the
+ * earliest place leaves the most room for the rest), so a match is a few `indexOf` scans:
+ * at most O(id length × pattern length), with no backtracking.
+ */
+export function globMatcher(pattern: string): (id: string) => boolean {
+  const pieces = pattern.split('*');
+  if (pieces.length === 1) return (id) => id === pattern;
+  const head = pieces[0]!;
+  const tail = pieces.at(-1)!;
+  const middle = pieces.slice(1, -1).filter(Boolean);
+  return (id) => {
+    if (id.length < head.length + tail.length || !id.startsWith(head) || !id.endsWith(tail)) return false;
+    const end = id.length - tail.length;
+    let at = head.length;
+    for (const piece of middle) {
+      const found = id.indexOf(piece, at);
+      if (found < 0 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
 }
 
 interface Rule {
   pattern: string;
   authority: Authority;
-  regex: RegExp;
+  matches: (id: string) => boolean;
   /** More literal characters: more specific. */
   specificity: number;
 }
@@ -32,7 +54,7 @@ interface Rule {
 const rule = ({ pattern, authority }: Grant): Rule => ({
   pattern,
   authority,
-  regex: patternRegex(pattern),
+  matches: globMatcher(pattern),
   specificity: pattern.replaceAll('*', '').length,
 });
 
@@ -51,13 +73,13 @@ export class Grants {
   held(id: string, kind: CapabilityKind): Authority {
     let best: Rule | undefined;
     for (const candidate of this.#rules) {
-      if (!candidate.regex.test(id)) continue;
+      if (!candidate.matches(id)) continue;
       if (!best || candidate.specificity > best.specificity || (candidate.specificity === best.specificity && outranks(best.authority, candidate.authority))) {
         best = candidate;
       }
     }
     let held: Authority = best?.authority ?? 'none';
-    for (const reduction of this.#reductions) if (reduction.regex.test(id) && outranks(held, reduction.authority)) held = reduction.authority;
+    for (const reduction of this.#reductions) if (reduction.matches(id) && outranks(held, reduction.authority)) held = reduction.authority;
     return authorityFor(kind, held);
   }
 
