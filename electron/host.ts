@@ -19,6 +19,7 @@ import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { TaskRuntime } from './runtime/runtime';
 import { openDatabase, type Database } from './store/database';
+import { TaskStore } from './store/taskStore';
 
 export interface HostOptions {
   dataDir: string;
@@ -47,7 +48,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   try {
     const ownSkills = join(dataDir, 'skills');
     mkdirSync(ownSkills, { recursive: true });
-    for (const provider of [builtinProvider({ db, dataDir }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs])]) {
+    for (const provider of [builtinProvider({ db, dataDir, httpCheck: config.httpCheck }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs])]) {
       await catalog.addProvider(provider, { enabled: !config.disabledProviders.includes(provider.name) });
     }
   } catch (error) {
@@ -61,7 +62,9 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     events.publish({ type: 'catalog', ...change });
   });
   const ledger = new Ledger(db, loadLedgerKey(dataDir));
-  const tasks = new TaskRuntime(catalog, ledger, { grants: config.grants, budget: config.admission, graceMs: config.cancellation.graceMs });
+  const tasks = new TaskRuntime(catalog, ledger, new TaskStore(db), { grants: config.grants, budget: config.admission, graceMs: config.cancellation.graceMs });
+  // Before anyone can call: what the last process left unfinished is closed and on record.
+  await tasks.recover();
   ledger.onAppend((entry) => events.publish({ type: 'ledger', entry }));
   tasks.onChange((task) => events.publish({ type: 'task', task }));
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });

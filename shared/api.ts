@@ -24,7 +24,7 @@ import {
   ToolsLoadOutput,
 } from './discovery';
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
-import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TaskView, TasksView } from './tasks';
+import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
 
 export { RiskLevel } from './capability';
@@ -121,7 +121,7 @@ export const operations = {
   setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView },
 
   // Sessions, tasks and the ledger.
-  listTasks: { method: 'GET', path: '/tasks', input: NoInput, output: TasksView },
+  listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView },
   taskAction: { method: 'POST', path: '/tasks', input: TaskAction, output: TaskView },
   cancelTask: { method: 'POST', path: '/tasks/:id/cancel', input: TaskIdInput, output: TaskView },
   resumeTask: { method: 'POST', path: '/tasks/:id/resume', input: TaskIdInput, output: TaskView },

@@ -3,7 +3,10 @@
  * One table for the gateway, the IPC handlers, the console and the README.
  */
 export const errorCodes = {
-  BAD_REQUEST: { status: 400, meaning: 'Malformed JSON or a body that does not match the operation.' },
+  BAD_REQUEST: {
+    status: 400,
+    meaning: 'Malformed JSON, a body that does not match the operation, a body that is not JSON, or a request that is not valid HTTP (a bad URL or header).',
+  },
   UNAUTHORIZED: { status: 401, meaning: 'Missing or wrong `Authorization: Bearer <token>`.' },
   FORBIDDEN_ORIGIN: {
     status: 403,
@@ -11,6 +14,10 @@ export const errorCodes = {
       'The `Host` is not the bound loopback address or the `Origin` is foreign (DNS-rebinding defence); over IPC, the sender is not Capstan\'s own page.',
   },
   NOT_FOUND: { status: 404, meaning: 'No such route.' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not with this method; the `Allow` header lists the ones it takes.' },
+  REQUEST_TIMEOUT: { status: 408, meaning: 'The request was not received in full within 60 s.' },
+  URI_TOO_LONG: { status: 414, meaning: 'A path parameter (a task id) is over 100 characters.' },
+  HEADERS_TOO_LARGE: { status: 431, meaning: "The request line and headers are over Node's 16 KiB limit (a very long URL lands here too)." },
   TOOL_NOT_FOUND: { status: 404, meaning: 'No tool is registered under exactly this name (no fuzzy matching).' },
   ARGUMENT_MISSING: { status: 400, meaning: 'A required argument is absent; the message is `ARGUMENT_MISSING: <field>`.' },
   ARGUMENT_INVALID: { status: 400, meaning: 'An argument does not match the input schema; the message names the field.' },
@@ -45,14 +52,24 @@ export const errorCodes = {
     status: 423,
     meaning: 'A mutating call of this session ended with an unknown outcome; acknowledge it before another mutating call. Reads still run.',
   },
+  TOO_MANY_STEERS: { status: 409, meaning: 'The task already holds the most steers it takes (100 by default); finish it and queue a follow-up.' },
   NOTHING_TO_ACKNOWLEDGE: { status: 409, meaning: 'No mutating call with that requestId has an unknown outcome in the session.' },
   CALL_CANCELLED: { status: 409, meaning: 'The task was cancelled while the call ran, and the tool stopped. Side effects are not rolled back.' },
   OUTCOME_UNKNOWN: {
     status: 504,
     meaning: 'The call neither finished nor acknowledged its cancellation or deadline within the grace period; its side effects are unknown.',
   },
+  DESTINATION_REFUSED: {
+    status: 403,
+    meaning:
+      'http_check will not connect to a loopback, private, link-local, multicast or other special-purpose address, however it is spelled or whatever the name resolves to, unless config.json allows it (`httpCheck.allow`); `host`, `address` and `range` say what was refused.',
+  },
   TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
+  TOO_MANY_STREAMS: {
+    status: 503,
+    meaning: '`GET /events` already has 32 streams open (the most it serves at once); close one or retry later. Other routes still answer.',
+  },
   GATEWAY_UNREACHABLE: {
     status: 0,
     meaning:

@@ -62,6 +62,7 @@ export const TaskView = z.object({
 export type TaskView = z.infer<typeof TaskView>;
 
 export const UnknownOutcome = z.object({ requestId: z.string(), taskId: z.string(), capability: z.string(), at: z.string() });
+export type UnknownOutcome = z.infer<typeof UnknownOutcome>;
 
 export const SessionView = z.object({
   id: z.string(),
@@ -73,7 +74,25 @@ export const SessionView = z.object({
 });
 export type SessionView = z.infer<typeof SessionView>;
 
-export const TasksView = z.object({ sessions: z.array(SessionView), tasks: z.array(TaskView) });
+export const TasksView = z.object({
+  sessions: z.array(SessionView),
+  /** Every task that has not ended, then a page of ended ones, most recently changed first. */
+  tasks: z.array(TaskView),
+  /** How many tasks have ended in all, and what to pass as `finishedBefore` for the next older page (null: none). */
+  finishedTotal: z.number().int().nonnegative().optional(),
+  finishedBefore: z.number().int().nullable().optional(),
+  /** The ledger seq this listing reflects: a view with a higher version arrived after it was taken. */
+  asOf: z.number().int().nonnegative().optional(),
+});
+
+/** `GET /tasks?finishedBefore=&finishedLimit=`: ended tasks are paged, newest first. */
+export const TasksQuery = z
+  .strictObject({
+    finishedBefore: z.coerce.number().int().positive().optional(),
+    finishedLimit: z.coerce.number().int().min(1).max(200).optional(),
+  })
+  .default({});
+export type TasksQuery = z.output<typeof TasksQuery>;
 export type TasksView = z.infer<typeof TasksView>;
 
 export const DEFAULT_SESSION = 'operator';

@@ -47,7 +47,7 @@ export function createApiHandlers(parts: {
     providers: catalog.providers(),
     diagnostics: catalog.diagnostics(),
   });
-  return {
+  return answerWhenDurable(ledger, {
     listTools: async () => ({
       generation: catalog.generation,
       tools: catalog
@@ -75,7 +75,7 @@ export function createApiHandlers(parts: {
       return view();
     },
 
-    listTasks: async () => tasks.view(),
+    listTasks: async (query) => tasks.view(query),
     taskAction: async (input) => {
       switch (input.action) {
         case 'start':
@@ -113,7 +113,26 @@ export function createApiHandlers(parts: {
     capabilitiesInspect: async (input) => discovery.capabilitiesInspect(input),
     toolsLoad: async (input) => discovery.toolsLoad(input),
     skillsActivate: (input) => discovery.skillsActivate(input),
-  };
+  });
+}
+
+/**
+ * Every answer, success or failure, waits until what the operation appended to the ledger is
+ * committed: a task, steer or call a client heard about survives the process being killed.
+ * Reads wait at most for a batch already in flight.
+ */
+function answerWhenDurable(ledger: Ledger, handlers: ApiHandlers): ApiHandlers {
+  const wrapped = Object.entries(handlers).map(([name, handler]) => [
+    name,
+    async (input: never, context: CallContext) => {
+      try {
+        return await (handler as (input: never, context: CallContext) => Promise<unknown>)(input, context);
+      } finally {
+        await ledger.durable();
+      }
+    },
+  ]);
+  return Object.fromEntries(wrapped) as ApiHandlers;
 }
 
 const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, mutating, inputSchema, returnExample, provider, tags }: ToolContract) => ({
@@ -160,11 +179,25 @@ export function asCapstanError(error: unknown): CapstanError {
   return error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this request', {}, { cause: error });
 }
 
-/** The error envelope the README documents, logged once with the requestId (faults at error level, with the cause). */
+/**
+ * The error envelope the README documents, logged once. The client gets the whole message; the
+ * log line (its logger names the requestId) gets the code, the field and the task but never the
+ * message, which may quote what the caller sent: an unknown time zone, a tool's exception about
+ * its input. A fault is logged at error level with its cause's type and stack frames, for the
+ * same reason without the cause's message.
+ */
 export function errorEnvelope(error: CapstanError, { requestId, log }: CallContext): ErrorEnvelope {
-  if (error.code === 'INTERNAL_ERROR') log.error({ err: error.cause ?? error }, error.message);
-  else log[error.status >= 500 ? 'warn' : 'info']({ code: error.code, taskId: error.taskId }, error.message);
+  const logged = { code: error.code, field: error.details.field, taskId: error.taskId };
+  if (error.code === 'INTERNAL_ERROR') log.error({ ...logged, fault: withoutMessage(error.cause ?? error) }, 'request failed');
+  else log[error.status >= 500 ? 'warn' : 'info'](logged, 'request failed');
   return { ok: false, requestId, ...(error.taskId ? { taskId: error.taskId } : {}), error: { code: error.code, message: error.message, ...error.details } };
+}
+
+/** What a log may keep of a fault: its class, its code and where it was thrown. */
+function withoutMessage(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  return { type: error.name, code: (error as { code?: unknown }).code, stack: frames.map((line) => line.trim()).join('\n') };
 }
 
 /** The client's requestId when it is well formed, else a fresh one. */

@@ -9,8 +9,20 @@
  */
 import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
-import { DEFAULT_SESSION, type CallStatus, type Handoff, type SessionView, type TaskState, type TaskView, type TasksView } from '../../shared/tasks';
+import {
+  DEFAULT_SESSION,
+  type CallStatus,
+  type Handoff,
+  type Message,
+  type SessionView,
+  type TaskState,
+  type TaskView,
+  type TasksQuery,
+  type TasksView,
+  type UnknownOutcome,
+} from '../../shared/tasks';
 import type { Catalog } from '../catalog/catalog';
+import type { TaskStore } from '../store/taskStore';
 import { CapabilityContext, type AdmissionBudget } from './admission';
 import { Call, type CallOutcome, type CallSpec } from './call';
 import { Grants } from './grants';
@@ -22,20 +34,56 @@ export interface RuntimeConfig {
   budget: AdmissionBudget;
   /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
   graceMs: number;
+  limits?: Partial<RuntimeLimits>;
 }
 
+/** What memory holds at most; everything beyond stays in the store and is read back on demand. */
+export interface RuntimeLimits {
+  /** Ended tasks kept in memory besides each session's last one. */
+  finishedTasks: number;
+  /** Sessions kept in memory; idle ones (no task that has not ended) leave first. */
+  sessions: number;
+  /** Steers one task accepts; each is operator text kept in the conversation. */
+  steersPerTask: number;
+}
+
+export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { finishedTasks: 200, sessions: 500, steersPerTask: 100 };
+export const DEFAULT_FINISHED_PAGE = 50;
+const RESTARTED = 'gateway restarted';
+
 export class TaskRuntime {
+  /** In least-recently-used order: the first idle ones leave when there are too many. */
   readonly #sessions = new Map<string, Session>();
   readonly #tasks = new Map<string, Task>();
+  /** Ended tasks in memory, oldest first. */
+  readonly #finished = new Set<string>();
   readonly #listeners = new Set<(task: TaskView) => void>();
   /** Blocked follow-ups the operator let run despite their predecessor's outcome. */
   readonly #resumed = new Set<string>();
+  readonly #limits: RuntimeLimits;
 
   constructor(
     private readonly catalog: Catalog,
     private readonly ledger: Ledger,
+    private readonly store: TaskStore,
     private readonly config: RuntimeConfig,
-  ) {}
+  ) {
+    this.#limits = { ...DEFAULT_RUNTIME_LIMITS, ...config.limits };
+  }
+
+  /**
+   * After a restart: every task the last process left unfinished is closed as failed, each call
+   * it started without an end gets one with an unknown outcome, and a mutating one arms its
+   * session's mutation gate until the operator acknowledges it. All of it recorded.
+   */
+  async recover(): Promise<void> {
+    for (const sessionId of this.store.sessionsWithUnfinishedTasks()) {
+      const session = this.#session(sessionId);
+      for (const task of session.tasks.filter((t) => !isTerminal(t.state))) this.#closeAfterRestart(task, session);
+      session.trim();
+    }
+    await this.ledger.durable();
+  }
 
   // ---- actions ----------------------------------------------------------------------------
 
@@ -56,11 +104,16 @@ export class TaskRuntime {
   /** Steer: adds operator input to the running task; a new step begins. */
   steer(sessionId: string, taskId: string | undefined, text: string): Task {
     const task = this.#runningOrActive(sessionId, taskId);
+    if (task.steerCount >= this.#limits.steersPerTask) {
+      throw new CapstanError('TOO_MANY_STEERS', `${task.id} already has ${task.steerCount} steers, the most a task takes; finish it and follow up`, {
+        limit: this.#limits.steersPerTask,
+      });
+    }
     const session = this.#session(task.sessionId);
     const at = new Date().toISOString();
     this.#record(task, { kind: 'steer', details: { textDigest: this.ledger.digest(text) } }, (seq) => {
       task.steered(seq, text, at);
-      session.conversation.push({ role: 'operator', text, taskId: task.id, at });
+      this.#say(session, seq, { role: 'operator', text, taskId: task.id, at });
     });
     return task;
   }
@@ -94,7 +147,7 @@ export class TaskRuntime {
     const at = new Date().toISOString();
     this.#transition(task, 'quiescing', 'finishing', { messageDigest: this.ledger.digest(message) }, (seq) => {
       task.finishing(seq, message);
-      session.conversation.push({ role: 'task', text: message, taskId: task.id, at });
+      this.#say(session, seq, { role: 'task', text: message, taskId: task.id, at });
     });
     await this.#barrier(task);
     this.#end(task, outcome, 'finished');
@@ -139,7 +192,10 @@ export class TaskRuntime {
     this.#record(
       task,
       { kind: 'acknowledgement', requestId, capability: unknown.capability, details: { acknowledged: 'outcome_unknown', remainingUnknown: session.unknownOutcomes.size - 1 } },
-      () => session.unknownOutcomes.delete(requestId),
+      () => {
+        session.unknownOutcomes.delete(requestId);
+        this.store.clearUnknownOutcome(session.id, requestId);
+      },
     );
     return session.view();
   }
@@ -216,12 +272,10 @@ export class TaskRuntime {
     const { requestId, capability, mutating } = call.spec;
     const session = this.#session(task.sessionId);
     const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digest(outcome.result) } : { code: outcome.error.code };
-    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
+    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: Math.round(outcome.durationMs), ...evidence } }, () => {
       task.calls.delete(requestId);
       task.counts[outcome.status] += 1;
-      if (outcome.status === 'outcome_unknown' && mutating) {
-        session.unknownOutcomes.set(requestId, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
-      }
+      if (outcome.status === 'outcome_unknown' && mutating) this.#unknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
     });
   }
 
@@ -245,16 +299,32 @@ export class TaskRuntime {
 
   // ---- reading ----------------------------------------------------------------------------
 
+  /** A task in memory, or one read back from the store (ended tasks leave memory beyond a limit). */
   get(taskId: string): Task {
-    const task = this.#tasks.get(taskId);
-    if (!task) throw new CapstanError('TASK_NOT_FOUND', `no task "${taskId}"`);
+    const known = this.#tasks.get(taskId);
+    if (known) return known;
+    const record = this.store.task(taskId);
+    if (!record) throw new CapstanError('TASK_NOT_FOUND', `no task "${taskId}"`);
+    const task = Task.restore(record);
+    this.#remember(task);
     return task;
   }
 
-  view(): TasksView {
+  /**
+   * Every task that has not ended, and a page of ended ones, newest first (older pages with
+   * `finishedBefore`), with the sessions they belong to: the same before and after a restart.
+   */
+  view({ finishedBefore, finishedLimit = DEFAULT_FINISHED_PAGE }: TasksQuery = {}): TasksView {
+    const unfinished = [...this.#tasks.values()].filter((task) => !isTerminal(task.state)).map((task) => task.view());
+    const page = this.store.finishedPage({ before: finishedBefore, limit: finishedLimit });
+    const tasks = [...unfinished, ...page.tasks.map((record) => this.#tasks.get(record.view.id)?.view() ?? record.view)];
+    const sessionIds = new Set([...this.#sessions.keys(), ...tasks.map((task) => task.sessionId)]);
     return {
-      sessions: [...this.#sessions.values()].map((session) => session.view()),
-      tasks: [...this.#tasks.values()].map((task) => task.view()),
+      sessions: [...sessionIds].map((id) => this.#session(id).view()),
+      tasks,
+      finishedTotal: page.total,
+      finishedBefore: page.before,
+      asOf: this.ledger.lastSeq,
     };
   }
 
@@ -265,10 +335,80 @@ export class TaskRuntime {
 
   // ---- internals --------------------------------------------------------------------------
 
+  /** The session, in memory or read back from the store; the most recently used stay in memory. */
   #session(id: string): Session {
     let session = this.#sessions.get(id);
-    if (!session) this.#sessions.set(id, (session = new Session(id)));
+    if (session) {
+      this.#sessions.delete(id);
+    } else {
+      session = new Session(id);
+      const stored = this.store.session(id);
+      if (stored) {
+        session.conversation.push(...stored.conversation);
+        for (const outcome of stored.unknownOutcomes) session.unknownOutcomes.set(outcome.requestId, outcome);
+        session.version = stored.version;
+        session.tasks = this.store.sessionTasks(id).map((record) => this.#tasks.get(record.view.id) ?? Task.restore(record));
+        for (const task of session.tasks) this.#remember(task);
+      }
+    }
+    this.#sessions.set(id, session);
+    this.#evictIdleSessions();
     return session;
+  }
+
+  #evictIdleSessions(): void {
+    for (const [id, session] of this.#sessions) {
+      if (this.#sessions.size <= this.#limits.sessions) return;
+      if (session.idle) this.#sessions.delete(id);
+    }
+  }
+
+  /** Keeps a task in memory; ended ones beyond the limit leave, but never a session's own. */
+  #remember(task: Task): void {
+    this.#tasks.set(task.id, task);
+    if (!isTerminal(task.state)) return;
+    this.#finished.delete(task.id);
+    this.#finished.add(task.id);
+    for (const id of this.#finished) {
+      if (this.#finished.size <= this.#limits.finishedTasks) return;
+      this.#finished.delete(id);
+      const old = this.#tasks.get(id);
+      if (old && !this.#sessions.get(old.sessionId)?.tasks.includes(old)) this.#tasks.delete(id);
+    }
+  }
+
+  /** A message joins the conversation with the entry `seq` that recorded it. */
+  #say(session: Session, seq: number, message: Message): void {
+    session.conversation.push(message);
+    this.store.addMessage(session.id, seq, message);
+  }
+
+  #unknownOutcome(session: Session, outcome: UnknownOutcome): void {
+    session.unknownOutcomes.set(outcome.requestId, outcome);
+    this.store.setUnknownOutcome(session.id, outcome);
+  }
+
+  /** Ends a task the last process left unfinished (see `recover`); the only move outside the state machine. */
+  #closeAfterRestart(task: Task, session: Session): void {
+    const entries = (kind: 'call_started' | 'call_finished') => {
+      const all = [];
+      for (let page = this.ledger.query({ taskId: task.id, kind, limit: 1000 }); page.length > 0; page = this.ledger.query({ taskId: task.id, kind, after: page.at(-1)!.seq, limit: 1000 })) {
+        all.push(...page);
+      }
+      return all;
+    };
+    const ended = new Set(entries('call_finished').map((entry) => entry.requestId));
+    for (const started of entries('call_started')) {
+      if (ended.has(started.requestId)) continue;
+      const requestId = started.requestId!;
+      const capability = started.capability ?? 'unknown';
+      this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: 'outcome_unknown', code: 'OUTCOME_UNKNOWN', reason: RESTARTED } }, () => {
+        task.counts.outcome_unknown += 1;
+        if (started.details.mutating === true) this.#unknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
+      });
+    }
+    this.#record(task, { kind: 'task_transition', details: { from: task.state, to: 'failed', reason: RESTARTED } }, (seq) => task.moved(seq, 'failed'));
+    this.#remember(task);
   }
 
   #runningOrActive(sessionId: string, taskId: string | undefined): RunningTask {
@@ -286,8 +426,9 @@ export class TaskRuntime {
     change?.(seq);
     task.touched(seq);
     this.#session(task.sessionId).version = seq;
-    const view = task.view();
-    for (const listener of this.#listeners) listener(view);
+    const record = task.record();
+    this.store.saveTask(record);
+    for (const listener of this.#listeners) listener(record.view);
   }
 
   /**
@@ -300,21 +441,23 @@ export class TaskRuntime {
     const predecessor = options.ahead ? session.tasks.findLast((t) => !waiting.includes(t)) : session.tasks.at(-1);
     const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length);
     const at = new Date().toISOString();
-    this.#record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, () => {
+    this.#record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, (seq) => {
+      task.submittedSeq = seq;
       if (options.ahead && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
       else session.tasks.push(task);
-      this.#tasks.set(task.id, task);
-      if (input) session.conversation.push({ role: 'operator', text: input, taskId: task.id, at });
+      this.#remember(task);
+      if (input) this.#say(session, seq, { role: 'operator', text: input, taskId: task.id, at });
     });
     return task;
   }
 
   /** Runs the next waiting task when nothing is active; a dependent one blocks after a failure. */
   #advance(session: Session): void {
+    session.trim();
     if (session.active) return;
     const next = session.waiting[0];
     if (!next || next.state === 'blocked') return;
-    const predecessor = next.predecessorId ? this.#tasks.get(next.predecessorId) : undefined;
+    const predecessor = next.predecessorId ? this.get(next.predecessorId) : undefined;
     const dependencyFailed = next.requiresSuccess && predecessor && predecessor.state !== 'succeeded' && !this.#resumed.has(next.id);
     if (dependencyFailed) {
       this.#transition(next, 'blocked', `its predecessor ended ${predecessor.state}`);
@@ -389,5 +532,6 @@ export class TaskRuntime {
       change?.(seq);
       if (task.state !== to) task.moved(seq, to);
     });
+    if (isTerminal(to)) this.#remember(task);
   }
 }

@@ -6,8 +6,20 @@
  * the view's version.
  */
 import { randomUUID } from 'node:crypto';
+import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
-import { ACTIVE_STATES, TERMINAL_STATES, type CallStatus, type Handoff, type Message, type SessionView, type TaskState, type TaskView } from '../../shared/tasks';
+import {
+  ACTIVE_STATES,
+  TERMINAL_STATES,
+  type CallStatus,
+  type Handoff,
+  type Message,
+  type SessionView,
+  type TaskState,
+  type TaskView,
+  type UnknownOutcome,
+} from '../../shared/tasks';
+import type { TaskRecord } from '../store/taskStore';
 import type { Snapshot } from '../catalog/snapshot';
 import type { CapabilityContext } from './admission';
 import type { Call } from './call';
@@ -46,11 +58,15 @@ export interface InFlight {
 }
 
 export class Task {
-  readonly id = `task-${randomUUID()}`;
-  readonly createdAt = new Date().toISOString();
+  readonly id: string;
+  readonly createdAt: string;
   readonly calls = new Map<string, InFlight>();
-  readonly counts: Record<CallStatus, number> = { ok: 0, error: 0, refused: 0, cancelled: 0, outcome_unknown: 0 };
-  readonly #steers: { text: string; at: string }[] = [];
+  counts: Record<CallStatus, number> = { ok: 0, error: 0, refused: 0, cancelled: 0, outcome_unknown: 0 };
+  /** The seq of the entry that submitted it: the session's order of tasks. */
+  submittedSeq = 0;
+  #steers: { text: string; at: string }[] = [];
+  /** For a task read back from the store: what its run showed, since the run itself is gone. */
+  #stored: { view: TaskView; reductions: Grant[] } | undefined;
   #state: TaskState = 'queued';
   #version = 0;
   #run: TaskRun | undefined;
@@ -66,7 +82,36 @@ export class Task {
     readonly predecessorId: string | null,
     /** How much of the session's conversation existed when this task was submitted. */
     readonly conversationAt: number,
-  ) {}
+    identity: { id: string; createdAt: string } = { id: `task-${randomUUID()}`, createdAt: new Date().toISOString() },
+  ) {
+    this.id = identity.id;
+    this.createdAt = identity.createdAt;
+  }
+
+  /** A task as the store kept it: a finished one to show, or one the last process left unfinished. */
+  static restore({ view, conversationAt, reductions, submittedSeq }: TaskRecord): Task {
+    const task = new Task(view.sessionId, view.title, view.requiresSuccess, view.predecessorId, conversationAt, view);
+    task.submittedSeq = submittedSeq;
+    task.counts = { ...view.callCounts };
+    task.#state = view.state;
+    task.#version = view.version;
+    task.#startedAt = view.startedAt;
+    task.#endedAt = view.endedAt;
+    task.#finalMessage = view.finalMessage;
+    task.#handoff = view.handoff;
+    task.#steers = [...view.steers];
+    task.#stored = { view, reductions };
+    return task;
+  }
+
+  /** What the store keeps of this task. */
+  record(): TaskRecord {
+    return { view: this.view(), conversationAt: this.conversationAt, reductions: [...(this.#run?.grants.reductions ?? this.#stored?.reductions ?? [])], submittedSeq: this.submittedSeq };
+  }
+
+  get steerCount(): number {
+    return this.#steers.length;
+  }
 
   get state(): TaskState {
     return this.#state;
@@ -145,30 +190,35 @@ export class Task {
       predecessorId: this.predecessorId,
       finalMessage: this.#finalMessage,
       steers: [...this.#steers],
-      catalogGeneration: this.#run?.snapshot.catalogGeneration ?? null,
+      catalogGeneration: this.#run?.snapshot.catalogGeneration ?? this.#stored?.view.catalogGeneration ?? null,
       callCounts: { ...this.counts },
       callsInFlight: this.calls.size,
-      context: context ? { inUse: context.inUse, ceiling: context.ceiling, items: context.items.map((item) => ({ ...item })) } : null,
+      context: context ? { inUse: context.inUse, ceiling: context.ceiling, items: context.items.map((item) => ({ ...item })) } : (this.#stored?.view.context ?? null),
       handoff: this.#handoff,
     };
   }
 }
 
-export interface UnknownOutcome {
-  requestId: string;
-  taskId: string;
-  capability: string;
-  at: string;
-}
-
 export class Session {
   readonly conversation: Message[] = [];
-  readonly tasks: Task[] = [];
+  /** Its tasks that have not ended, and the last one that did (the next task's predecessor); older ones live in the store. */
+  tasks: Task[] = [];
   readonly unknownOutcomes = new Map<string, UnknownOutcome>();
   /** The seq of the last ledger entry of this session. */
   version = 0;
 
   constructor(readonly id: string) {}
+
+  /** Drops ended tasks but the last one that ran: the store keeps them. */
+  trim(): void {
+    const waiting = this.waiting;
+    const last = this.tasks.findLast((task) => !waiting.includes(task));
+    this.tasks = this.tasks.filter((task) => !isTerminal(task.state) || task === last);
+  }
+
+  get idle(): boolean {
+    return this.tasks.every((task) => isTerminal(task.state));
+  }
 
   get active(): Task | undefined {
     return this.tasks.find((task) => isActive(task.state));

@@ -52,4 +52,36 @@ export const migrations: readonly string[] = [
   CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
   CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
   `,
+  `
+  -- The runtime's memory, so a restart loses nothing that matters (electron/store/taskStore.ts).
+  -- Written in the ledger's group commit, so a row and the ledger entry that records its change
+  -- commit together.
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    submitted_seq INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    view TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX tasks_by_session ON tasks (session_id, submitted_seq);
+  CREATE INDEX tasks_by_version ON tasks (version);
+  CREATE TABLE conversation (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  ) STRICT;
+  CREATE TABLE unknown_outcomes (
+    session_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (session_id, request_id)
+  ) STRICT;
+  `,
 ];

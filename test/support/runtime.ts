@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Catalog } from '../../electron/catalog/catalog';
 import { defineTool, type ToolDefinition } from '../../electron/catalog/tool';
 import { Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
-import { TaskRuntime } from '../../electron/runtime/runtime';
+import { TaskRuntime, type RuntimeLimits } from '../../electron/runtime/runtime';
+import { TaskStore } from '../../electron/store/taskStore';
 import { DEFAULT_ADMISSION_BUDGET } from '../../electron/config';
 import { openDatabase, type Database } from '../../electron/store/database';
 
@@ -15,22 +16,32 @@ export interface RuntimeFixture {
   catalog: Catalog;
   ledger: Ledger;
   runtime: TaskRuntime;
+  /**
+   * Like a kill -9 and a start: the connection closes without committing the open batch, and a
+   * new runtime over the same data dir recovers. The returned fixture owns the data dir.
+   */
+  restart(options?: { limits?: Partial<RuntimeLimits> }): Promise<RuntimeFixture>;
   close(): void;
 }
 
-export async function runtimeFixture({ graceMs = 100, tools = [] as ToolDefinition[] } = {}): Promise<RuntimeFixture> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-runtime-'));
+export async function runtimeFixture({ graceMs = 100, tools = [] as ToolDefinition[], limits = {} as Partial<RuntimeLimits>, dataDir = mkdtempSync(join(tmpdir(), 'capstan-runtime-')) } = {}): Promise<RuntimeFixture> {
   const db = openDatabase(dataDir);
   const catalog = new Catalog();
   await catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools, skills: [], diagnostics: [] }) });
   const ledger = new Ledger(db, loadLedgerKey(dataDir));
-  const runtime = new TaskRuntime(catalog, ledger, { grants: [{ pattern: '*', authority: 'execute' }], budget: DEFAULT_ADMISSION_BUDGET, graceMs });
+  const runtime = new TaskRuntime(catalog, ledger, new TaskStore(db), { grants: [{ pattern: '*', authority: 'execute' }], budget: DEFAULT_ADMISSION_BUDGET, graceMs, limits });
   return {
     dataDir,
     db,
     catalog,
     ledger,
     runtime,
+    restart: async (options = {}) => {
+      db.close();
+      const next = await runtimeFixture({ graceMs, tools, limits: options.limits ?? limits, dataDir });
+      await next.runtime.recover();
+      return next;
+    },
     close: () => {
       ledger.flush();
       db.close();

@@ -269,3 +269,98 @@ describe('runtime invariants under random action sequences', () => {
     );
   });
 });
+
+describe('restarts', () => {
+  it('closes what the last process left unfinished, lists its unknown outcome and keeps mutations blocked until acknowledged', async () => {
+    fixture = await runtimeFixture({ tools: [stubbornWrite, quickWrite, politeRead] });
+    const first = fixture.runtime.start('s', 'write things', 'Write the report');
+    void runCall(fixture, first, 'stubborn_write', 'w-lost');
+    void runCall(fixture, first, 'polite_read', 'r-lost');
+    const queued = fixture.runtime.followUp('s', 'then this', undefined, false);
+    await fixture.ledger.durable();
+
+    fixture = await fixture.restart();
+    const { runtime, ledger } = fixture;
+    const view = runtime.view();
+    const closed = view.tasks.find((t) => t.id === first.id)!;
+    expect(closed).toMatchObject({ state: 'failed', callCounts: { outcome_unknown: 2 }, callsInFlight: 0 });
+    expect(view.tasks.find((t) => t.id === queued.id)).toMatchObject({ state: 'failed' });
+    expect(ledger.query({ taskId: first.id, kind: 'task_transition' }).at(-1)!.details).toEqual({ from: 'running', to: 'failed', reason: 'gateway restarted' });
+    expect(ledger.query({ requestId: 'w-lost', kind: 'call_finished' }).map((e) => e.details)).toEqual([
+      { status: 'outcome_unknown', code: 'OUTCOME_UNKNOWN', reason: 'gateway restarted' },
+    ]);
+    // Only the mutating call arms the gate; the read's unknown end is recorded but blocks nothing.
+    const session = view.sessions.find((s) => s.id === 's')!;
+    expect(session.unknownOutcomes.map((u) => u.requestId)).toEqual(['w-lost']);
+    expect(session.conversation.map((m) => m.text)).toEqual(['Write the report']);
+
+    // A follow-up runs at once, handed off from the last task submitted, which the restart closed.
+    const next = runtime.followUp('s', 'after the restart', undefined, false);
+    expect(next.handoff).toMatchObject({ predecessorId: queued.id, terminalStatus: 'failed' });
+    await expect(runCall(fixture, next, 'quick_write', 'w-blocked')).rejects.toMatchObject({ code: 'MUTATION_BLOCKED' });
+    runtime.acknowledge(first.id, 'w-lost');
+    expect(await runCall(fixture, next, 'quick_write', 'w-after')).toMatchObject({ status: 'ok' });
+    expect(ledger.verify()).toMatchObject({ ok: true });
+
+    // A second restart closes only the follow-up still running, and the acknowledgement holds.
+    await ledger.durable();
+    fixture = await fixture.restart();
+    expect(fixture.runtime.view().sessions.find((s) => s.id === 's')!.unknownOutcomes).toEqual([]);
+    const closedByRestarts = fixture.ledger.query({ kind: 'task_transition', limit: 1000 }).filter((e) => e.details.reason === 'gateway restarted');
+    expect(closedByRestarts.map((e) => e.taskId)).toEqual([first.id, queued.id, next.id]);
+  });
+
+  it('shows the same tasks, steers, handoffs and conversation after a restart, paging ended tasks newest first', async () => {
+    fixture = await runtimeFixture({ tools: [quickWrite] });
+    for (let i = 0; i < 5; i += 1) {
+      const task = fixture.runtime.start('s', `task ${i}`, `input ${i}`);
+      fixture.runtime.steer('s', task.id, `steer ${i}`);
+      await runCall(fixture, task, 'quick_write', `w-${i}`);
+      await fixture.runtime.finish('s', task.id, `done ${i}`, 'succeeded');
+    }
+    // As the gateway does before it answers: what the client hears of is on disk.
+    await fixture.ledger.durable();
+    const before = fixture.runtime.view();
+    fixture = await fixture.restart();
+    const after = fixture.runtime.view();
+    for (const [index, task] of after.tasks.entries()) expect(task, task.title).toEqual(before.tasks[index]);
+    expect(after.sessions).toEqual(before.sessions);
+    expect(after.finishedTotal).toBe(5);
+
+    const newest = fixture.runtime.view({ finishedLimit: 2 });
+    expect(newest.tasks.map((t) => t.title)).toEqual(['task 4', 'task 3']);
+    const older = fixture.runtime.view({ finishedLimit: 2, finishedBefore: newest.finishedBefore! });
+    expect(older.tasks.map((t) => t.title)).toEqual(['task 2', 'task 1']);
+    const oldest = fixture.runtime.view({ finishedLimit: 2, finishedBefore: older.finishedBefore! });
+    expect(oldest).toMatchObject({ finishedBefore: null });
+    expect(oldest.tasks.map((t) => t.title)).toEqual(['task 0']);
+  });
+});
+
+describe('memory stays bounded', () => {
+  it('lets ended tasks and idle sessions leave memory, and reads them back from the store', async () => {
+    fixture = await runtimeFixture({ limits: { finishedTasks: 3, sessions: 4 } });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const task = fixture.runtime.start(`session-${i}`, `task ${i}`, `hello ${i}`);
+      ids.push(task.id);
+      await fixture.runtime.finish(`session-${i}`, task.id, `bye ${i}`, 'succeeded');
+    }
+    // The view reads ended tasks from the store, so nothing is missing...
+    expect(fixture.runtime.view().finishedTotal).toBe(12);
+    // ...and any task or session comes back on demand, whole.
+    expect(fixture.runtime.get(ids[0]!).view()).toMatchObject({ title: 'task 0', state: 'succeeded', finalMessage: 'bye 0' });
+    const next = fixture.runtime.followUp('session-0', 'again', undefined, false);
+    expect(next.handoff).toMatchObject({ predecessorId: ids[0], finalMessage: 'bye 0' });
+    expect(next.handoff!.conversation.map((m) => m.text)).toEqual(['hello 0', 'bye 0']);
+  });
+
+  it('refuses a steer past the limit with TOO_MANY_STEERS', async () => {
+    fixture = await runtimeFixture({ limits: { steersPerTask: 2 } });
+    const task = fixture.runtime.start('s', 'chatty');
+    fixture.runtime.steer('s', task.id, 'one');
+    fixture.runtime.steer('s', task.id, 'two');
+    expect(() => fixture!.runtime.steer('s', task.id, 'three')).toThrow(expect.objectContaining({ code: 'TOO_MANY_STEERS', details: { limit: 2 } }));
+    expect(task.view().steers).toHaveLength(2);
+  });
+});

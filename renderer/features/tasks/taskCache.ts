@@ -19,14 +19,12 @@ export function applyTaskViews(client: QueryClient, views: TaskViews): void {
 }
 
 /**
- * Reads GET /tasks and merges it with what events brought meanwhile. The ledger's last seq,
- * read first, is a lower bound for the moment the listing was taken: held views newer than it
- * overtook the listing; older ones it lacks are gone from the gateway.
+ * Reads GET /tasks and merges it with what events brought meanwhile. The listing says which
+ * ledger seq it reflects (`asOf`): held views newer than that overtook it and stay.
  */
 export async function readTasks(transport: ConsoleTransport, client: QueryClient): Promise<TasksView> {
-  const { lastSeq: asOf } = await transport.getLedger({ limit: 1 });
   const listing = await transport.listTasks(undefined);
-  return mergeListing(client.getQueryData<TasksView>(tasksQueryKey), listing, asOf);
+  return mergeListing(client.getQueryData<TasksView>(tasksQueryKey), listing, listing.asOf ?? 0);
 }
 
 /** Gathers task events and applies them once per animation frame, only each task's latest view. */

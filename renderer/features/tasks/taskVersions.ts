@@ -50,10 +50,10 @@ export function patchTasks(held: TasksView | undefined, { tasks = [], sessions =
 }
 
 /**
- * A full listing from the gateway, taken when the ledger's last seq was at least `asOf`, merged
- * with the held view. A held view newer than `asOf` came from an event that overtook the answer
- * and is kept (over the listing's own, if that is older); any other held view the listing lacks
- * no longer exists at the gateway (it restarted: tasks live in its memory) and goes.
+ * A full listing from the gateway, taken at ledger seq `asOf`, merged with the held view. A held
+ * view newer than `asOf` came from an event that overtook the answer and is kept (over the
+ * listing's own, if that is older); any other held view the listing lacks is not in its page
+ * (an older ended task) and goes.
  */
 export function mergeListing(held: TasksView | undefined, listing: TasksView, asOf: number): TasksView {
   if (!held) return listing;
