@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
+import { parseAllowEntry } from './providers/builtin/destinations';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -24,6 +25,15 @@ export const DEFAULT_GRACE_MS = 5_000;
 
 const Tokens = z.number().int().nonnegative();
 
+/** One `httpCheck.allow` entry, checked with the parser http_check itself uses. */
+const AllowEntry = z.string().superRefine((entry, context) => {
+  try {
+    parseAllowEntry(entry);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: `"${entry}": ${(error as Error).message}` });
+  }
+});
+
 export const CapstanConfig = z.strictObject({
   /** Authority ceilings per capability pattern, most specific pattern first in effect. */
   grants: z.array(Grant).default([...DEFAULT_GRANTS]),
@@ -40,6 +50,8 @@ export const CapstanConfig = z.strictObject({
   cancellation: z.strictObject({ graceMs: z.number().int().min(0).max(600_000).default(DEFAULT_GRACE_MS) }).default({ graceMs: DEFAULT_GRACE_MS }),
   /** Providers to start disabled, by name. */
   disabledProviders: z.array(z.string()).default([]),
+  /** Where http_check may connect besides public addresses: exact host names, IP addresses or CIDRs. */
+  httpCheck: z.strictObject({ allow: z.array(AllowEntry).default([]) }).default({ allow: [] }),
 });
 export type CapstanConfig = z.output<typeof CapstanConfig>;
 

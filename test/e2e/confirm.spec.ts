@@ -2,8 +2,10 @@
  * Locked tools run only through the review-and-confirm flow. http_check is aimed at a loopback
  * HTTP server started by the test, so the test can see whether a request really went out.
  */
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 
@@ -16,6 +18,11 @@ interface Target {
 }
 
 const targetTest = test.extend<{ target: Target }>({
+  // The target is a loopback server, which http_check's destination policy refuses unless allowed.
+  dataDir: async ({ dataDir }, use) => {
+    await writeFile(join(dataDir, 'config.json'), JSON.stringify({ httpCheck: { allow: ['127.0.0.1/32'] } }));
+    await use(dataDir);
+  },
   // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
   target: async ({}, use) => {
     const received: Target['received'] = [];

@@ -13,6 +13,8 @@ beforeAll(async () => {
   gw = await startTestGateway({
     config: {
       cancellation: { graceMs: 200 },
+      // http_check's target is a loopback server, which its destination policy refuses unless allowed.
+      httpCheck: { allow: ['127.0.0.1/32'] },
       grants: [
         { pattern: 'builtin:*', authority: 'execute' },
         { pattern: 'test:*', authority: 'execute' },

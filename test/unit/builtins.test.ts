@@ -21,7 +21,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'capstan-builtins-'));
   db = openDatabase(dataDir);
   catalog = new Catalog();
-  await catalog.addProvider(builtinProvider({ db, dataDir }));
+  // http_check's targets are loopback servers, which its destination policy refuses unless allowed.
+  await catalog.addProvider(builtinProvider({ db, dataDir, httpCheck: { allow: ['127.0.0.0/8'] } }));
 });
 
 const tools = () => catalog.entries().map((entry) => entry.contract as ToolContract);

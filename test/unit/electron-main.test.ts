@@ -259,7 +259,8 @@ describe('IPC', () => {
   let parent: FakeWindow;
 
   beforeAll(async () => {
-    gateway = await startTestGateway();
+    // http_check's target is a loopback server, which its destination policy refuses unless allowed.
+    gateway = await startTestGateway({ config: { httpCheck: { allow: ['127.0.0.1/32'] } } });
     parent = new BrowserWindow({ webPreferences: {} });
     const { host } = gateway;
     const confirm = (request: Parameters<typeof confirmWithDialog>[1]) => confirmWithDialog(parent as unknown as ElectronWindow, request);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -69,6 +69,8 @@ describe('the IPC dispatcher over a real host', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'capstan-ipc-'));
+    // http_check's target is a loopback server, which its destination policy refuses unless allowed.
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ httpCheck: { allow: ['127.0.0.1/32'] } }));
     host = await createHost({ dataDir, logger });
     target = await startLoopbackServer((_req, res) => {
       res.writeHead(204, { server: 'loopback-test' });

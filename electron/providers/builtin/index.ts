@@ -6,6 +6,7 @@ import type { Provider } from '../../catalog/provider';
 import type { ToolDefinition } from '../../catalog/tool';
 import type { Database } from '../../store/database';
 import { deviceInspectTool } from './deviceInspect';
+import { DestinationPolicy } from './destinations';
 import { httpCheckTool } from './httpCheck';
 import { localStatusTool } from './localStatus';
 import { noteAddTool, noteSearchTool } from './notes';
@@ -14,7 +15,14 @@ import { todoAddTool, todoListTool } from './todos';
 
 export const BUILTIN_PROVIDER = 'builtin';
 
-export function builtinTools({ db, dataDir }: { db: Database; dataDir: string }): ToolDefinition[] {
+export interface BuiltinOptions {
+  db: Database;
+  dataDir: string;
+  /** config.json's `httpCheck`: where http_check may connect besides public addresses. */
+  httpCheck?: { allow: readonly string[] };
+}
+
+export function builtinTools({ db, dataDir, httpCheck = { allow: [] } }: BuiltinOptions): ToolDefinition[] {
   return [
     timeNowTool,
     localStatusTool(dataDir),
@@ -23,11 +31,11 @@ export function builtinTools({ db, dataDir }: { db: Database; dataDir: string })
     noteSearchTool(db),
     todoAddTool(db),
     todoListTool(db),
-    httpCheckTool,
+    httpCheckTool(new DestinationPolicy(httpCheck.allow)),
   ];
 }
 
-export function builtinProvider(store: { db: Database; dataDir: string }): Provider {
-  const tools = builtinTools(store);
+export function builtinProvider(options: BuiltinOptions): Provider {
+  const tools = builtinTools(options);
   return { name: BUILTIN_PROVIDER, kind: 'builtin', load: () => ({ tools, skills: [], diagnostics: [] }) };
 }
