@@ -11,7 +11,7 @@ import { defaultDataDir } from './paths';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { announce, createLogger, parseServeOptions, startServer, UsageError } from './server';
 import { openDatabase } from './store/database';
-import type { LedgerEntry } from '../shared/ledger';
+import { LEDGER_PROBLEM_NAMES, type LedgerEntry } from '../shared/ledger';
 
 const USAGE = `Usage: capstan <command> [options]
 
@@ -28,7 +28,11 @@ Commands:
            --log-level L   CAPSTAN_LOG_LEVEL    fatal, error, warn, info, debug, trace or silent
                                                 (default info; logs go to stderr)
            A flag wins over its environment variable.
-  ledger verify    Check the ledger's hash chain; exit 1 and name the first broken entry
+  ledger verify    Check the ledger's hash chain and its keyed checkpoint (ledger.head); exit 1
+                   and name what is broken: an edited, deleted or unlinked entry, a truncated or
+                   rewritten tail, a missing or tampered checkpoint
+  ledger reseal    Accept the ledger as it is and seal its head (after restoring a backup, or for
+                   a ledger older than ledger.head); refused unless the chain itself holds
   ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
   ledger export    Print every entry as JSON lines (--after SEQ to start later)
            --data-dir DIR  as for serve
@@ -77,13 +81,18 @@ async function ledgerCommand(args: string[]): Promise<void> {
   const ledger = new Ledger(db, loadLedgerKey(dataDir));
   const print = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   try {
-    if (sub === 'verify') {
-      const result = ledger.verify();
+    if (sub === 'verify' || sub === 'reseal') {
+      const result = sub === 'verify' ? ledger.verify() : ledger.reseal();
       if (result.ok) {
-        process.stdout.write(`ledger ok: ${result.entries} entries, chain verified up to seq ${result.lastSeq}\n`);
+        const sealed = sub === 'verify' ? `sealed at seq ${result.sealedSeq}` : 'ledger.head resealed at this head';
+        process.stdout.write(`ledger ok: ${result.entries} entries, chain verified up to seq ${result.lastSeq}, ${sealed}\n`);
         return;
       }
-      process.stdout.write(`ledger BROKEN at seq ${result.brokenAt}: ${result.reason} (${result.entries} entries verified before it)\n`);
+      process.stdout.write(
+        `ledger BROKEN at seq ${result.brokenAt}, ${LEDGER_PROBLEM_NAMES[result.problem]}: ${result.reason} (${result.entries} entries verified before it)\n`,
+      );
+      if (sub === 'reseal') process.stdout.write('not resealed: only a ledger whose chain holds can be\n');
+      else if (result.problem === 'checkpoint_missing') process.stdout.write('if this ledger was written before ledger.head existed, `capstan ledger reseal` accepts it as it is\n');
       process.exitCode = 1;
     } else if (sub === 'tail') {
       const count = Number(values.n);
@@ -111,7 +120,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
         after = page.at(-1)!.seq;
       }
     } else {
-      throw new UsageError(`ledger needs verify, tail or export${sub ? `, not "${sub}"` : ''}`);
+      throw new UsageError(`ledger needs verify, reseal, tail or export${sub ? `, not "${sub}"` : ''}`);
     }
   } finally {
     if (!values.follow) db.close();

@@ -47,9 +47,43 @@ export type LedgerQuery = z.infer<typeof LedgerQuery>;
 
 export const LedgerPage = z.object({ entries: z.array(LedgerEntry), lastSeq: z.number().int().nonnegative() });
 
+/**
+ * What verification found broken: an entry `edited` (its content is not its hash), `deleted` (a
+ * gap in seq), a `broken_link` (its prevHash is not the hash before it), a `truncated` tail (the
+ * ledger ends before the head its keyed checkpoint sealed), a tail `rewritten` with fresh hashes
+ * (the sealed seq holds another entry), or the checkpoint itself missing or tampered with.
+ */
+export const LedgerProblem = z.enum(['edited', 'deleted', 'broken_link', 'truncated', 'rewritten', 'checkpoint_missing', 'checkpoint_tampered']);
+export type LedgerProblem = z.infer<typeof LedgerProblem>;
+
+/** How the console and the CLI name each problem. */
+export const LEDGER_PROBLEM_NAMES: Record<LedgerProblem, string> = {
+  edited: 'edited entry',
+  deleted: 'deleted entries',
+  broken_link: 'broken link',
+  truncated: 'truncated tail',
+  rewritten: 'rewritten tail',
+  checkpoint_missing: 'checkpoint missing',
+  checkpoint_tampered: 'checkpoint tampered with',
+};
+
 export const LedgerVerification = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), entries: z.number().int(), lastSeq: z.number().int() }),
-  z.object({ ok: z.literal(false), entries: z.number().int(), brokenAt: z.number().int(), reason: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    entries: z.number().int(),
+    lastSeq: z.number().int(),
+    /** The head the keyed checkpoint vouches for; it trails lastSeq only while a commit is being sealed. */
+    sealedSeq: z.number().int(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    /** Entries that verified before the break. */
+    entries: z.number().int(),
+    problem: LedgerProblem,
+    /** The seq where it breaks: the edited, unlinked or first missing entry, or the head the checkpoint is about. */
+    brokenAt: z.number().int(),
+    reason: z.string(),
+  }),
 ]);
 export type LedgerVerification = z.infer<typeof LedgerVerification>;
 

@@ -5,18 +5,26 @@
  *
  * Appends made in one turn of the event loop share one transaction (the store's GroupCommit):
  * under load that is one WAL write for many entries. Whoever answers a client first awaits
- * `durable()`, so an entry a client heard about survives the process being killed; listeners
- * hear of entries only once they are committed.
+ * `durable()`, so an entry a client heard about survives the process being killed, and, with
+ * the database's `synchronous = FULL`, a power loss; listeners hear of entries only once they
+ * are committed.
+ *
+ * The triggers stop mistakes, not someone holding the file: they can be dropped. What catches
+ * that is `verify()`: a gap in `seq` (a deleted entry), a `prevHash` that is not the hash before
+ * it (a broken link), an entry whose content is not its hash (an edited one), and, since the
+ * hash chain alone still holds when its last entries are cut off, a keyed checkpoint of the
+ * head in `ledger.head` (a truncated tail, or a tail rewritten with fresh hashes).
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { LedgerEntry, LedgerKind, LedgerQuery, LedgerVerification } from '../../shared/ledger';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { LedgerEntry, LedgerKind, LedgerProblem, LedgerQuery, LedgerVerification } from '../../shared/ledger';
 import { canonicalJson } from '../catalog/digest';
 import type { Database } from '../store/database';
 import { GroupCommit } from '../store/groupCommit';
 
 export const LEDGER_KEY_FILE = 'ledger.key';
+export const LEDGER_HEAD_FILE = 'ledger.head';
 const GENESIS = '0'.repeat(64);
 const DEFAULT_PAGE = 200;
 
@@ -42,12 +50,47 @@ interface Row {
   hash: string;
 }
 
-/** The per-install evidence key: created on first run, readable by its owner only. */
+/**
+ * The per-install evidence key: 32 random bytes as hex, made on first run, readable by its owner
+ * only. An existing file is never replaced: a new key would silently orphan every digest and the
+ * checkpoint made with the old one, so a malformed file stops the start and names itself.
+ */
 export function loadLedgerKey(dataDir: string): Buffer {
   const path = join(dataDir, LEDGER_KEY_FILE);
-  if (!existsSync(path)) writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  if (!existsSync(path)) createKey(path);
   chmodSync(path, 0o600);
-  return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  const text = readFileSync(path, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/i.test(text)) {
+    const found = text === '' ? 'it is empty' : /[^0-9a-f]/i.test(text) ? 'it holds characters other than hexadecimal digits' : `it holds ${text.length} hexadecimal digits`;
+    throw new Error(
+      `${path} is not a valid ledger key: ${found}, where 64 hexadecimal digits (32 bytes) were expected. ` +
+        'It was left as it is: restore it from a backup, or move it away to have a new key made (digests and ledger.head made with the old key will then no longer verify).',
+    );
+  }
+  return Buffer.from(text, 'hex');
+}
+
+/** Written and flushed before anything is digested with it: a key lost to a power loss would orphan the ledger. */
+function createKey(path: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, randomBytes(32).toString('hex'));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncDirectory(dirname(path));
+}
+
+/** Makes a new name in `dir` survive a power loss. Windows cannot open a directory, and NTFS journals names itself. */
+function syncDirectory(dir: string): void {
+  if (process.platform === 'win32') return;
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The hash that chains an entry to its predecessor. */
@@ -68,14 +111,160 @@ const toEntry = (row: Row): LedgerEntry => ({
   hash: row.hash,
 });
 
+/** The ledger's head as the checkpoint vouches for it. */
+export interface Checkpoint {
+  seq: number;
+  hash: string;
+}
+
+/** A fixed size, so that rewriting the record in place never leaves the tail of a longer one behind. */
+const HEAD_RECORD_BYTES = 256;
+
+/**
+ * The keyed checkpoint of the ledger's head: `{ seq, hash, mac }` in `<data dir>/ledger.head`,
+ * rewritten after every group commit that added entries.
+ *
+ * Why a file of its own rather than a row beside the entries: whoever deletes rows from the
+ * table, or puts back an older copy of capstan.sqlite, changes that one file, and a checkpoint
+ * inside it would go back with it; a separate file has to be found and rolled back too, and it
+ * cannot be rewritten to match without the key. What it does not survive: someone who can read
+ * ledger.key (they can forge any checkpoint) or who rolls both files back to an older pair; a
+ * deleted ledger.head is reported as missing, never recreated silently.
+ *
+ * Why rewritten in place rather than written to a temporary file and renamed: a rename over an
+ * existing file makes ext4 flush the data first (~4 ms here, as much as the commit itself),
+ * while one write of one record, smaller than a disk sector, at offset 0 costs ~15 µs and is
+ * as atomic on power loss as SQLite's own page writes assume. It is not flushed: after an OS
+ * crash it may be a few seconds behind the table (the newest entries unsealed), never ahead of
+ * it, because it is written after the commit has been flushed. A torn or foreign record fails
+ * its MAC and is reported, never trusted. The file is created, and replaced on reseal, through
+ * a temporary file and a rename.
+ */
+export class LedgerHead {
+  readonly #key: Buffer;
+
+  constructor(
+    readonly path: string,
+    ledgerKey: Buffer,
+  ) {
+    // A key of its own, derived from the ledger key: a MAC under the ledger key itself would be an
+    // evidence digest, which any tool could produce for a result shaped like a checkpoint.
+    this.#key = createHmac('sha256', ledgerKey).update('capstan ledger.head v1').digest();
+    if (existsSync(path)) chmodSync(path, 0o600);
+  }
+
+  read(): Checkpoint | 'missing' | 'tampered' {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'tampered';
+    }
+    try {
+      const { seq, hash, mac } = JSON.parse(text) as Record<string, unknown>;
+      if (!Number.isSafeInteger(seq) || typeof hash !== 'string' || typeof mac !== 'string' || !/^[0-9a-f]{64}$/.test(mac)) return 'tampered';
+      const checkpoint = { seq: seq as number, hash };
+      return timingSafeEqual(Buffer.from(mac, 'hex'), this.#mac(checkpoint)) ? checkpoint : 'tampered';
+    } catch {
+      return 'tampered';
+    }
+  }
+
+  /** After each group commit: the record rewritten in place (see above), or created if there is none. */
+  write(checkpoint: Checkpoint): void {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.replace(checkpoint);
+      throw error;
+    }
+    try {
+      writeSync(fd, this.#record(checkpoint), 0, HEAD_RECORD_BYTES, 0);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The whole file replaced at once, flushed: a temporary file renamed over it. */
+  replace(checkpoint: Checkpoint): void {
+    const temp = `${this.path}.tmp`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, this.#record(checkpoint));
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(temp, 0o600);
+    renameSync(temp, this.path);
+    syncDirectory(dirname(this.path));
+  }
+
+  remove(): void {
+    rmSync(this.path, { force: true });
+  }
+
+  #mac({ seq, hash }: Checkpoint): Buffer {
+    return createHmac('sha256', this.#key).update(`${seq}:${hash}`).digest();
+  }
+
+  #record(checkpoint: Checkpoint): Buffer {
+    const json = JSON.stringify({ seq: checkpoint.seq, hash: checkpoint.hash, mac: this.#mac(checkpoint).toString('hex') });
+    return Buffer.from(`${json.padEnd(HEAD_RECORD_BYTES - 1)}\n`);
+  }
+}
+
+type Broken = { problem: LedgerProblem; brokenAt: number; reason: string };
+
+/** What walking the chain found: how far it holds, and the first entry where it does not. */
+interface Walk {
+  entries: number;
+  lastSeq: number;
+  lastHash: string;
+  /** The hash of the entry at the seq asked for, if the walk reached it. */
+  hashAt: string | undefined;
+  broken?: Broken;
+}
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** Whether the checkpoint vouches for a table whose head is `lastSeq`; `hashAt` is the hash of the entry at the checkpoint's seq. */
+function checkHead(checkpoint: Checkpoint | 'missing' | 'tampered', lastSeq: number, hashAt: (seq: number) => string | undefined): Broken | undefined {
+  if (checkpoint === 'missing') {
+    if (lastSeq === 0) return undefined;
+    return { problem: 'checkpoint_missing', brokenAt: lastSeq, reason: `${LEDGER_HEAD_FILE} is missing, so nothing shows whether entries after #${lastSeq} were removed` };
+  }
+  if (checkpoint === 'tampered') {
+    return { problem: 'checkpoint_tampered', brokenAt: lastSeq, reason: `${LEDGER_HEAD_FILE} does not carry a valid MAC under ${LEDGER_KEY_FILE}: it was edited or replaced` };
+  }
+  if (checkpoint.seq > lastSeq) {
+    const removed = plural(checkpoint.seq - lastSeq, 'entry was', 'entries were');
+    return { problem: 'truncated', brokenAt: lastSeq + 1, reason: `the ledger ends at #${lastSeq}, but ${LEDGER_HEAD_FILE} sealed #${checkpoint.seq}: ${removed} removed from its end` };
+  }
+  if (checkpoint.seq > 0 && hashAt(checkpoint.seq) !== checkpoint.hash) {
+    return { problem: 'rewritten', brokenAt: checkpoint.seq, reason: `it is not the entry ${LEDGER_HEAD_FILE} sealed: the chain was rewritten up to it with fresh hashes` };
+  }
+  return undefined;
+}
+
 export class Ledger {
   readonly #listeners = new Set<(entry: LedgerEntry) => void>();
   readonly #insert;
   readonly #batch: GroupCommit;
+  readonly #head: LedgerHead;
   #lastSeq: number;
   #lastHash: string;
   /** Entries appended in the open batch, announced once it commits. */
   #pending: LedgerEntry[] = [];
+  /**
+   * Whether commits move ledger.head on. Not when it did not vouch for the table at open (missing,
+   * failing its MAC, or sealing a different entry): writing over it would erase the evidence.
+   * `reseal()` accepts the table as it is.
+   */
+  #sealing: boolean;
+  /** Why this process stopped sealing, if writing ledger.head failed. */
+  #sealFailure: string | undefined;
 
   constructor(
     private readonly db: Database,
@@ -87,10 +276,27 @@ export class Ledger {
     const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.#lastSeq = last?.seq ?? 0;
     this.#lastHash = last?.hash ?? GENESIS;
+
+    const { file } = db.prepare('PRAGMA database_list').get() as { file: string };
+    if (!file) throw new Error('the ledger needs a database file: its checkpoint lives beside it');
+    this.#head = new LedgerHead(join(dirname(file), LEDGER_HEAD_FILE), key);
+    const checkpoint = this.#head.read();
+    if (typeof checkpoint === 'object' && checkpoint.seq > this.#lastSeq) {
+      // The table lost its tail (cut off, or an older copy put back). Number on after the sealed
+      // head, so the loss stays in the chain as a gap that verify() names, instead of new entries
+      // taking the lost ones' numbers and the checkpoint moving past it.
+      this.#lastSeq = checkpoint.seq;
+      this.#lastHash = checkpoint.hash;
+      this.#sealing = true;
+    } else {
+      this.#sealing = !checkHead(checkpoint, this.#lastSeq, (seq) => this.#hashAt(seq));
+    }
+
     this.#batch = GroupCommit.of(db);
     this.#batch.onCommit(() => {
       const committed = this.#pending;
       this.#pending = [];
+      if (committed.length > 0) this.#seal(committed.at(-1)!);
       for (const entry of committed) for (const listener of this.#listeners) listener(entry);
     });
   }
@@ -170,27 +376,82 @@ export class Ledger {
     return rows.map(toEntry);
   }
 
-  /** Walks the whole chain; reports the first entry whose link or hash does not hold. */
+  /**
+   * Walks the whole chain and checks its head against ledger.head; names the first thing that
+   * does not hold: an edited, deleted or unlinked entry, a truncated or rewritten tail, or a
+   * missing or forged checkpoint.
+   */
   verify(): LedgerVerification {
-    let previous = GENESIS;
-    let expectedSeq = 1;
-    let entries = 0;
-    for (const row of this.db.prepare('SELECT * FROM ledger ORDER BY seq').iterate() as Iterable<Row>) {
-      const entry = toEntry(row);
-      const broken = (reason: string): LedgerVerification => ({ ok: false, entries, brokenAt: entry.seq, reason });
-      if (entry.seq !== expectedSeq) return broken(`sequence jumps from ${expectedSeq - 1} to ${entry.seq}`);
-      if (entry.prevHash !== previous) return broken('its previous-hash does not match the entry before it');
-      const { hash, ...unhashed } = entry;
-      if (entryHash(unhashed) !== hash) return broken('its content does not match its hash');
-      previous = hash;
-      expectedSeq += 1;
-      entries += 1;
-    }
-    return { ok: true, entries, lastSeq: expectedSeq - 1 };
+    // The checkpoint first: it is written after its commit, so the table read next is at least as
+    // new, and a commit landing in between cannot look like a truncation.
+    const checkpoint = this.#head.read();
+    const walk = this.#walk(typeof checkpoint === 'object' ? checkpoint.seq : 0);
+    const broken =
+      walk.broken ??
+      (this.#sealFailure
+        ? { problem: 'checkpoint_missing' as const, brokenAt: walk.lastSeq, reason: `${LEDGER_HEAD_FILE} could not be written (${this.#sealFailure}): entries after it are not sealed` }
+        : checkHead(checkpoint, walk.lastSeq, () => walk.hashAt));
+    if (broken) return { ok: false, entries: walk.entries, ...broken };
+    return { ok: true, entries: walk.entries, lastSeq: walk.lastSeq, sealedSeq: typeof checkpoint === 'object' ? checkpoint.seq : 0 };
+  }
+
+  /**
+   * Accepts the ledger as it now is and seals its head: after restoring a backup, or for a ledger
+   * written before ledger.head existed. Refused, with the reason, unless the chain itself holds.
+   */
+  reseal(): LedgerVerification {
+    this.flush();
+    const walk = this.#walk(0);
+    if (walk.broken) return { ok: false, entries: walk.entries, ...walk.broken };
+    if (walk.lastSeq === 0) this.#head.remove();
+    else this.#head.replace({ seq: walk.lastSeq, hash: walk.lastHash });
+    this.#sealing = true;
+    this.#sealFailure = undefined;
+    return this.verify();
   }
 
   onAppend(listener: (entry: LedgerEntry) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  #seal(entry: LedgerEntry): void {
+    if (!this.#sealing) return;
+    try {
+      this.#head.write({ seq: entry.seq, hash: entry.hash });
+    } catch (error) {
+      // Not thrown: the entries are committed, and the commit's other listeners must still hear of them.
+      this.#sealing = false;
+      this.#sealFailure = (error as Error).message;
+    }
+  }
+
+  #hashAt(seq: number): string | undefined {
+    return (this.db.prepare('SELECT hash FROM ledger WHERE seq = ?').get(seq) as { hash: string } | undefined)?.hash;
+  }
+
+  #walk(sealedSeq: number): Walk {
+    const walk: Walk = { entries: 0, lastSeq: 0, lastHash: GENESIS, hashAt: undefined };
+    for (const row of this.db.prepare('SELECT * FROM ledger ORDER BY seq').iterate() as Iterable<Row>) {
+      const expected = walk.lastSeq + 1;
+      const broken = (problem: LedgerProblem, brokenAt: number, reason: string): Walk => ({ ...walk, broken: { problem, brokenAt, reason } });
+      if (row.seq !== expected) {
+        return broken('deleted', expected, row.seq === expected + 1 ? `entry #${expected} is missing` : `entries #${expected} to #${row.seq - 1} are missing`);
+      }
+      if (row.prev_hash !== walk.lastHash) return broken('broken_link', row.seq, `its previous-hash is not the hash of entry #${row.seq - 1}`);
+      let entry: LedgerEntry;
+      try {
+        entry = toEntry(row);
+      } catch {
+        return broken('edited', row.seq, 'its details are not the JSON that was written');
+      }
+      const { hash, ...unhashed } = entry;
+      if (entryHash(unhashed) !== hash) return broken('edited', row.seq, 'its content does not match its hash');
+      if (row.seq === sealedSeq) walk.hashAt = hash;
+      walk.entries += 1;
+      walk.lastSeq = row.seq;
+      walk.lastHash = hash;
+    }
+    return walk;
   }
 }

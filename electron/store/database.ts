@@ -1,8 +1,15 @@
 /**
  * The single SQLite file under the data dir, through node:sqlite (no native module to rebuild
  * for Electron). Opened in WAL mode and brought to the latest schema by versioned migrations.
+ *
+ * Durability: `synchronous = FULL` makes every COMMIT fsync the WAL before it returns, so a
+ * committed transaction survives an OS crash or a power loss, not only a killed process (with
+ * NORMAL, WAL mode syncs only at checkpoints: a power loss can take the last commits with it).
+ * `fullfsync` asks macOS for F_FULLFSYNC, without which its fsync stops at the drive's cache;
+ * elsewhere it does nothing. The cost is one flush per commit, which the group commit
+ * (groupCommit.ts) shares among every write of an event-loop turn; README, "Durability".
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { migrations } from './migrations';
@@ -13,10 +20,23 @@ export const DATABASE_FILE = 'capstan.sqlite';
 
 export function openDatabase(dataDir: string): Database {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  const path = join(dataDir, DATABASE_FILE);
+  ownerOnly(path);
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA fullfsync = ON; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  // SQLite gives the -wal and -shm files it creates the database file's mode; these are left from before.
+  for (const companion of [`${path}-wal`, `${path}-shm`]) if (existsSync(companion)) chmodSync(companion, 0o600);
   migrate(db);
   return db;
+}
+
+/**
+ * Creates `path` if it is missing and makes it readable and writable by its owner only, whatever
+ * the umask (SQLite would create the database 0644 less the umask: 0666 under umask 000).
+ */
+export function ownerOnly(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
 }
 
 /**

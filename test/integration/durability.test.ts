@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, startServe } from '../support/serveProcess';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-durability-'));
+const TOKEN = 'durability-token-0123';
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 // Export prints every entry: allow more than spawnSync's 1 MiB default.
@@ -14,7 +15,7 @@ const capstan = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args
 
 describe('durability', () => {
   it('keeps every answered call in a verifying ledger when the server is killed with SIGKILL mid-traffic', async () => {
-    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'k', '--log-level', 'warn']);
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', TOKEN, '--log-level', 'warn']);
     const answered: string[] = [];
     let stop = false;
     const worker = async (w: number) => {
@@ -23,7 +24,7 @@ describe('durability', () => {
         try {
           const response = await fetch(`${serve.url}/tools/call`, {
             method: 'POST',
-            headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
             body: JSON.stringify({ tool: i % 2 ? 'note_add' : 'todo_list', arguments: i % 2 ? { body: `note ${i}` } : {}, requestId }),
           });
           if (((await response.json()) as { ok: boolean }).ok) answered.push(requestId);
@@ -51,8 +52,8 @@ describe('durability', () => {
     expect(answered.filter((id) => !finished.has(id))).toEqual([]);
 
     // A restart carries the chain on.
-    const again = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'k', '--log-level', 'warn']);
-    await fetch(`${again.url}/tools/call`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: '{"tool":"time_now"}' });
+    const again = await startServe(['--port', '0', '--data-dir', dataDir, '--token', TOKEN, '--log-level', 'warn']);
+    await fetch(`${again.url}/tools/call`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"tool":"time_now"}' });
     again.child.kill('SIGTERM');
     await again.exited;
     expect(capstan('ledger', 'verify').status).toBe(0);
@@ -76,7 +77,7 @@ describe('capstan ledger', () => {
     db.close();
     const verify = capstan('ledger', 'verify');
     expect(verify.status).toBe(1);
-    expect(verify.stdout).toMatch(/^ledger BROKEN at seq 5: its content does not match its hash/);
+    expect(verify.stdout).toMatch(/^ledger BROKEN at seq 5, edited entry: its content does not match its hash/);
     expect(capstan('ledger', 'rewind').status).toBe(2);
   });
 });

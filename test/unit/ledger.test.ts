@@ -1,36 +1,70 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
-import { LEDGER_KEY_FILE, Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
-import { DATABASE_FILE } from '../../electron/store/database';
-import { runtimeFixture, type RuntimeFixture } from '../support/runtime';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE, Ledger, LedgerHead, loadLedgerKey } from '../../electron/runtime/ledger';
+import { DATABASE_FILE, openDatabase, type Database } from '../../electron/store/database';
+import { MIN_ENTRIES, tamperings } from '../support/tamper';
 
-let fixture: RuntimeFixture | undefined;
+interface LedgerFixture {
+  dataDir: string;
+  db: Database;
+  ledger: Ledger;
+  /** The same data dir opened again, as a restart would. */
+  reopen(): Ledger;
+}
+
+const open: { dataDir: string; db: Database }[] = [];
 afterEach(() => {
-  fixture?.close();
-  fixture = undefined;
+  for (const { dataDir, db } of open.splice(0)) {
+    if (db.isOpen) db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
+function ledgerFixture(dataDir = mkdtempSync(join(tmpdir(), 'capstan-ledger-'))): LedgerFixture {
+  let db = openDatabase(dataDir);
+  open.push({ dataDir, db });
+  const fixture: LedgerFixture = {
+    dataDir,
+    db,
+    ledger: new Ledger(db, loadLedgerKey(dataDir)),
+    reopen: () => {
+      fixture.ledger.flush();
+      db.close();
+      fixture.db = db = openDatabase(dataDir);
+      open.push({ dataDir, db });
+      return (fixture.ledger = new Ledger(db, loadLedgerKey(dataDir)));
+    },
+  };
+  return fixture;
+}
+
+/** `count` entries, committed and sealed. */
+async function appendSome(ledger: Ledger, count = MIN_ENTRIES + 2): Promise<void> {
+  for (let i = 0; i < count; i++) ledger.append({ kind: 'task_transition', taskId: `t${i}`, details: { i } });
+  await ledger.durable();
+}
+
 describe('the ledger', () => {
-  it('numbers entries strictly and chains each to the one before', async () => {
-    fixture = await runtimeFixture();
-    const { ledger } = fixture;
+  it('numbers entries strictly and chains each to the one before', () => {
+    const { ledger } = ledgerFixture();
     const first = ledger.append({ kind: 'task_transition', taskId: 't1', details: { from: null, to: 'running' } });
     const second = ledger.append({ kind: 'call_started', taskId: 't1', requestId: 'r1', capability: 'test:x', details: { argumentsDigest: ledger.digest({ a: 1 }) } });
     expect([first.seq, second.seq]).toEqual([1, 2]);
     expect(first.prevHash).toBe('0'.repeat(64));
     expect(second.prevHash).toBe(first.hash);
-    expect(ledger.verify()).toEqual({ ok: true, entries: 2, lastSeq: 2 });
+    ledger.flush();
+    expect(ledger.verify()).toEqual({ ok: true, entries: 2, lastSeq: 2, sealedSeq: 2 });
     expect(ledger.query({ requestId: 'r1' })).toEqual([second]);
     expect(ledger.query({ after: 1 })).toEqual([second]);
     expect(ledger.tail(1)).toEqual([second]);
   });
 
   it("commits one turn's appends together, and announces them only once they are committed", async () => {
-    fixture = await runtimeFixture();
-    const { ledger } = fixture;
-    const reader = new DatabaseSync(join(fixture.dataDir, DATABASE_FILE), { readOnly: true });
+    const { ledger, dataDir } = ledgerFixture();
+    const reader = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
     const committed = () => reader.prepare('SELECT seq FROM ledger ORDER BY seq').all().map((row) => row.seq as number);
     const heard: number[][] = [];
     ledger.onAppend((entry) => heard.push([entry.seq, ...committed()]));
@@ -50,37 +84,119 @@ describe('the ledger', () => {
     reader.close();
   });
 
-  it('is refused UPDATE and DELETE by the database itself', async () => {
-    fixture = await runtimeFixture();
-    fixture.ledger.append({ kind: 'task_transition', details: {} });
-    expect(() => fixture!.db.exec("UPDATE ledger SET kind = 'forged'")).toThrow(/append-only/);
-    expect(() => fixture!.db.exec('DELETE FROM ledger')).toThrow(/append-only/);
+  it('is refused UPDATE and DELETE by the database itself', () => {
+    const { ledger, db } = ledgerFixture();
+    ledger.append({ kind: 'task_transition', details: {} });
+    ledger.flush();
+    expect(() => db.exec("UPDATE ledger SET kind = 'forged'")).toThrow(/append-only/);
+    expect(() => db.exec('DELETE FROM ledger')).toThrow(/append-only/);
   });
 
-  it('reports the first broken entry when someone gets round the triggers', async () => {
-    fixture = await runtimeFixture();
-    for (let i = 0; i < 5; i++) fixture.ledger.append({ kind: 'task_transition', taskId: `t${i}`, details: { i } });
-    fixture.db.exec('DROP TRIGGER ledger_no_update');
-    fixture.db.exec(`UPDATE ledger SET details = '{"i":99}' WHERE seq = 3`);
-    expect(new Ledger(fixture.db, loadLedgerKey(fixture.dataDir)).verify()).toEqual({
-      ok: false,
-      entries: 2,
-      brokenAt: 3,
-      reason: 'its content does not match its hash',
-    });
-  });
-
-  it('keeps evidence as keyed digests under a per-install key readable by its owner only', async () => {
-    fixture = await runtimeFixture();
-    const keyFile = join(fixture.dataDir, LEDGER_KEY_FILE);
+  it('keeps evidence as keyed digests under a per-install key readable by its owner only', () => {
+    const { ledger, dataDir } = ledgerFixture();
+    const keyFile = join(dataDir, LEDGER_KEY_FILE);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(loadLedgerKey(fixture.dataDir)).toEqual(Buffer.from(readFileSync(keyFile, 'utf8'), 'hex'));
-    const { ledger } = fixture;
+    expect(loadLedgerKey(dataDir)).toEqual(Buffer.from(readFileSync(keyFile, 'utf8'), 'hex'));
     // Canonical JSON: key order does not matter; the key does.
     expect(ledger.digest({ a: 1, b: 2 })).toBe(ledger.digest({ b: 2, a: 1 }));
     expect(ledger.digest({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
-    const other = await runtimeFixture();
-    expect(other.ledger.digest({ a: 1 })).not.toBe(ledger.digest({ a: 1 }));
-    other.close();
+    expect(ledgerFixture().ledger.digest({ a: 1 })).not.toBe(ledger.digest({ a: 1 }));
+  });
+});
+
+describe('tamper evidence', () => {
+  it.each(tamperings)('names $problem when $what, and the seq where it breaks', async ({ problem, brokenAt, apply }) => {
+    const { ledger, dataDir, reopen } = ledgerFixture();
+    await appendSome(ledger);
+    const head = ledger.lastSeq;
+    expect(ledger.verify()).toMatchObject({ ok: true, lastSeq: head, sealedSeq: head });
+    apply(dataDir);
+    expect(ledger.verify()).toMatchObject({ ok: false, problem, brokenAt: brokenAt(head) });
+    // The same after a restart: the evidence is in the files, not in this process.
+    expect(reopen().verify()).toMatchObject({ ok: false, problem, brokenAt: brokenAt(head) });
+  });
+
+  it('names an entry whose details are no longer JSON as edited, rather than failing', async () => {
+    const { ledger, db } = ledgerFixture();
+    await appendSome(ledger);
+    db.exec('DROP TRIGGER ledger_no_update');
+    db.exec("UPDATE ledger SET details = '{not json' WHERE seq = 2");
+    expect(ledger.verify()).toEqual({ ok: false, entries: 1, problem: 'edited', brokenAt: 2, reason: 'its details are not the JSON that was written' });
+  });
+
+  it('keeps a cut-off tail visible: new entries number on after the sealed head, leaving a gap', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger, 8);
+    tamperings.find((t) => t.problem === 'truncated')!.apply(fixture.dataDir);
+    const ledger = fixture.reopen();
+    expect(ledger.verify()).toMatchObject({ ok: false, problem: 'truncated', brokenAt: 7 });
+    expect(ledger.append({ kind: 'task_transition', details: {} }).seq).toBe(9);
+    await ledger.durable();
+    expect(ledger.verify()).toEqual({ ok: false, entries: 6, problem: 'deleted', brokenAt: 7, reason: 'entries #7 to #8 are missing' });
+  });
+
+  it('writes the checkpoint once per group commit, not per entry', async () => {
+    const { ledger } = ledgerFixture();
+    const write = vi.spyOn(LedgerHead.prototype, 'write');
+    try {
+      for (let i = 0; i < 100; i++) ledger.append({ kind: 'task_transition', details: { i } });
+      await ledger.durable();
+      expect(write).toHaveBeenCalledTimes(1);
+      expect(write).toHaveBeenLastCalledWith({ seq: 100, hash: ledger.tail(1)[0]!.hash });
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('does not write over a checkpoint that does not vouch for the table; reseal accepts the table as it is, if its chain holds', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger);
+    const headFile = join(fixture.dataDir, LEDGER_HEAD_FILE);
+    rmSync(headFile);
+    const ledger = fixture.reopen();
+    await appendSome(ledger, 2);
+    // Not recreated by the commits since: that would erase the evidence.
+    expect(existsSync(headFile)).toBe(false);
+    expect(ledger.verify()).toMatchObject({ ok: false, problem: 'checkpoint_missing', brokenAt: ledger.lastSeq });
+
+    expect(ledger.reseal()).toEqual({ ok: true, entries: ledger.lastSeq, lastSeq: ledger.lastSeq, sealedSeq: ledger.lastSeq });
+    expect(statSync(headFile).mode & 0o777).toBe(0o600);
+    await appendSome(ledger, 1);
+    expect(ledger.verify()).toMatchObject({ ok: true, sealedSeq: ledger.lastSeq });
+
+    tamperings.find((t) => t.problem === 'edited')!.apply(fixture.dataDir);
+    expect(ledger.reseal()).toMatchObject({ ok: false, problem: 'edited', brokenAt: 3 });
+  });
+});
+
+describe('the ledger key', () => {
+  it.each([
+    ['empty', '', /it is empty/],
+    ['too short', 'ab'.repeat(16), /it holds 32 hexadecimal digits/],
+    ['not hex', 'zz'.repeat(32), /characters other than hexadecimal digits/],
+  ])('stops the start when it is %s, naming the file and leaving it as it was', (_what, content, found) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'capstan-key-'));
+    open.push({ dataDir, db: openDatabase(dataDir) });
+    const keyFile = join(dataDir, LEDGER_KEY_FILE);
+    writeFileSync(keyFile, content);
+    expect(() => loadLedgerKey(dataDir)).toThrow(found);
+    expect(() => loadLedgerKey(dataDir)).toThrow(`${keyFile} is not a valid ledger key`);
+    expect(readFileSync(keyFile, 'utf8')).toBe(content);
+  });
+});
+
+describe('file modes', () => {
+  it('makes the database, its -wal and -shm, the key and the checkpoint 0600 even under umask 000', async () => {
+    const previous = process.umask(0);
+    try {
+      const { ledger, dataDir } = ledgerFixture();
+      await appendSome(ledger, 1);
+      for (const file of [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, LEDGER_KEY_FILE, LEDGER_HEAD_FILE]) {
+        expect(statSync(join(dataDir, file)).mode & 0o777, file).toBe(0o600);
+      }
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    } finally {
+      process.umask(previous);
+    }
   });
 });
