@@ -18,6 +18,7 @@ import { builtinProvider } from './providers/builtin';
 import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { TaskRuntime } from './runtime/runtime';
+import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
 import { TaskStore } from './store/taskStore';
 
@@ -48,9 +49,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   try {
     const ownSkills = join(dataDir, 'skills');
     mkdirSync(ownSkills, { recursive: true });
+    // The console's switches and revocations outlive restarts and win over config.json's start state.
+    const policy = readCatalogPolicy(db);
     for (const provider of [builtinProvider({ db, dataDir, httpCheck: config.httpCheck }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs])]) {
-      await catalog.addProvider(provider, { enabled: !config.disabledProviders.includes(provider.name) });
+      await catalog.addProvider(provider, { enabled: policy.providers[provider.name] ?? !config.disabledProviders.includes(provider.name) });
     }
+    for (const id of policy.revoked) catalog.setRevoked(id, true);
   } catch (error) {
     catalog.close();
     db.close();

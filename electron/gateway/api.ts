@@ -19,6 +19,7 @@ import type { Catalog } from '../catalog/catalog';
 import type { Ledger } from '../runtime/ledger';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { Database } from '../store/database';
+import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Confirmations } from './confirmations';
 import type { Discovery } from './discovery';
@@ -67,11 +68,13 @@ export function createApiHandlers(parts: {
     getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),
     setProviderEnabled: async ({ provider, enabled }) => {
       catalog.setEnabled(provider, enabled);
+      saveProviderSwitch(db, provider, enabled);
       return view();
     },
     setCapabilityRevoked: async ({ id, revoked }) => {
       if (!catalog.live(id)) throw new CapstanError('CAPABILITY_NOT_FOUND', `no capability "${id}"`);
       catalog.setRevoked(id, revoked);
+      saveRevocation(db, id, revoked);
       return view();
     },
 

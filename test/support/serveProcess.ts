@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const ELECTRON_MAIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
@@ -28,6 +29,23 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
  */
 export function startElectronMainWithStandIn(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   return launch(ELECTRON_MAIN, args, env, ['--require', ELECTRON_STAND_IN]);
+}
+
+const HOST_WITH_TEST_TOOLS = fileURLToPath(new URL('../../dist/host-with-test-tools.mjs', import.meta.url));
+
+/** A real host with the test provider (test:stubborn_write...) as a process of its own: see hostWithTestTools.ts. */
+export async function startHostWithTestTools(dataDir: string, token: string): Promise<ServeProcess> {
+  // Bundled into dist/ so the bundle finds node_modules as dist/cli.js does.
+  await build({
+    entryPoints: [fileURLToPath(new URL('./hostWithTestTools.ts', import.meta.url))],
+    outfile: HOST_WITH_TEST_TOOLS,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  return launch(HOST_WITH_TEST_TOOLS, [dataDir, token], {});
 }
 
 function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ServeProcess> {
