@@ -33,7 +33,7 @@ export function useLiveUpdates(): void {
       (event) => {
         if (event.type === 'catalog') refreshCatalog(client);
         else if (event.type === 'task') tasks.push(event.task);
-        else {
+        else if (event.type === 'ledger') {
           ledger.push(event.entry);
           if (changesUnknownOutcomes(event.entry)) refreshTasks(transport, client);
         }

@@ -36,11 +36,33 @@ const contractBase = {
   modelDiscoverable: z.boolean(),
 };
 
+/**
+ * What an MCP server declared about a tool. Hints from the server, not facts: Capstan decides
+ * `riskLevel`, `needConfirm` and `mutating` from them conservatively, and config.json may only tighten.
+ */
+export const ToolAnnotations = z.object({
+  title: z.string().optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+export type ToolAnnotations = z.infer<typeof ToolAnnotations>;
+
 export const ToolContract = z.object({
   ...contractBase,
   kind: z.literal('tool'),
   inputSchema: z.record(z.string(), z.unknown()),
   returnExample: z.unknown(),
+  // The fields below are absent for builtin tools (so their contract hashes do not change).
+  /** The JSON Schema of `structuredContent`, when the server declares one. */
+  outputSchema: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** The annotations as the server declared them (null: it declared none). */
+  declared: ToolAnnotations.nullable().optional(),
+  /** The config.json policy patterns that tightened what Capstan decided (empty: none did). */
+  tightenedBy: z.array(z.string()).optional(),
+  /** Set by a provider's metadata (an MCP tool's `_meta`, a skill); builtins never are. */
+  deprecated: z.boolean().optional(),
 });
 export type ToolContract = z.infer<typeof ToolContract>;
 
@@ -97,10 +119,26 @@ export const Diagnostic = z.object({
 });
 export type Diagnostic = z.infer<typeof Diagnostic>;
 
+/** A connected provider's health (MCP servers); providers that cannot fail have none. */
+export const ProviderStatus = z.object({
+  state: z.enum(['connecting', 'ready', 'failed', 'disabled']),
+  /** Why it failed (or is reconnecting), in words; null when ready. */
+  reason: z.string().nullable(),
+  since: z.string(),
+  /** When the next connection attempt is due, while failed; null otherwise. */
+  retryAt: z.string().nullable(),
+  /** The last lines the server wrote to stderr (a bounded tail; secrets are the server's to keep out). */
+  stderr: z.array(z.string()),
+  /** The protocol revision negotiated, once connected. */
+  protocolVersion: z.string().nullable(),
+});
+export type ProviderStatus = z.infer<typeof ProviderStatus>;
+
 export const ProviderInfo = z.object({
   name: z.string(),
   kind: ProviderKind,
   enabled: z.boolean(),
+  status: ProviderStatus.optional(),
   bindingGeneration: z.number().int().nonnegative(),
   tools: z.number().int().nonnegative(),
   skills: z.number().int().nonnegative(),

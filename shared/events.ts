@@ -10,7 +10,7 @@ export const CatalogChanged = z.object({
   type: z.literal('catalog'),
   catalogGeneration: z.number().int(),
   provider: z.string(),
-  reason: z.enum(['loaded', 'changed', 'diagnostics', 'enabled', 'disabled', 'revoked', 'restored']),
+  reason: z.enum(['loaded', 'changed', 'diagnostics', 'enabled', 'disabled', 'revoked', 'restored', 'status']),
 });
 
 /** A new ledger entry; over SSE its `id:` is the entry's sequence number, for Last-Event-ID. */
@@ -18,7 +18,20 @@ export const LedgerAppended = z.object({ type: z.literal('ledger'), entry: Ledge
 /** A task's new state (its transitions are also ledger entries). */
 export const TaskChanged = z.object({ type: z.literal('task'), task: TaskView });
 
-export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged]);
+/** A running call's progress, as its tool (an MCP server) reports it; for the console's running-call view. */
+export const CallProgress = z.object({
+  type: z.literal('progress'),
+  requestId: z.string(),
+  taskId: z.string(),
+  progress: z.number(),
+  total: z.number().nullable(),
+  message: z.string().nullable(),
+  /** When the call started and when its deadline falls (moved by progress where the tool allows it). */
+  startedAt: z.string(),
+  deadlineAt: z.string(),
+});
+
+export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress]);
 export type CapstanEvent = z.infer<typeof CapstanEvent>;
 
 /** Where HTTP clients read the event stream (IPC uses IPC_EVENT_CHANNEL from ipc.ts). */
