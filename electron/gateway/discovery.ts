@@ -26,7 +26,7 @@ import type { Catalog, LiveEntry } from '../catalog/catalog';
 import type { Cursors } from '../catalog/cursor';
 import { canonicalJson } from '../catalog/digest';
 import type { SnapshotEntry } from '../catalog/snapshot';
-import { estimateTokens } from '../runtime/admission';
+import { estimateTokens, estimateTokensYielding } from '../runtime/admission';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
 
@@ -146,7 +146,7 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
           part: 'contractHash',
         });
       }
-      const tokens = estimateTokens(body.body);
+      const tokens = await estimateTokensYielding(body.body);
       const scope = input.direct ? 'task' : 'step';
       if (input.direct && !task.context.fits(tokens) && !task.context.items.some((i) => i.id === live.contract.id)) {
         const message = `/${live.contract.name} was not activated: it needs about ${tokens} tokens and ${task.context.inUse} of the ${task.context.ceiling}-token ceiling are in use`;

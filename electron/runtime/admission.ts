@@ -24,7 +24,48 @@ export interface Admitted {
   scope: ContextScope;
 }
 
-export const estimateTokens = (text: string): number => countTokens(text);
+/**
+ * gpt-tokenizer's BPE grows much faster than the length of a single word: 256 KiB without a
+ * space took 117 s in one call. Counted in slices of at most 1,024 characters, cut before a space
+ * where there is one, any text costs time in proportion to its length (256 KiB in 0.1-0.3 s).
+ * A cut inside a word may count a token more or less; the margin is there for estimates.
+ */
+const SLICE_CHARS = 1024;
+/** How long the yielding estimate counts before it lets other work run. */
+const YIELD_AFTER_MS = 10;
+
+function* slices(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + SLICE_CHARS);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start + SLICE_CHARS / 2) end = space;
+      else if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1; // keep a surrogate pair whole
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+export function estimateTokens(text: string): number {
+  let total = 0;
+  for (const slice of slices(text)) total += countTokens(slice);
+  return total;
+}
+
+/** The same estimate, letting other requests run every few milliseconds: for skill bodies, up to skills.maxFileBytes. */
+export async function estimateTokensYielding(text: string): Promise<number> {
+  let total = 0;
+  let since = performance.now();
+  for (const slice of slices(text)) {
+    total += countTokens(slice);
+    if (performance.now() - since > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+  return total;
+}
 
 export class CapabilityContext {
   readonly #items = new Map<string, Admitted>();
