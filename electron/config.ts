@@ -23,6 +23,9 @@ export const DEFAULT_ADMISSION_BUDGET = { budgetTokens: 128_000, baseTokens: 8_0
 /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
 export const DEFAULT_GRACE_MS = 5_000;
 
+/** The largest SKILL.md read. Bigger files are diagnostics: reading, hashing and counting tokens grow with size. */
+export const DEFAULT_SKILL_MAX_FILE_BYTES = 256 * 1024;
+
 const Tokens = z.number().int().nonnegative();
 
 /** One `httpCheck.allow` entry, checked with the parser http_check itself uses. */
@@ -46,6 +49,10 @@ export const CapstanConfig = z.strictObject({
     .refine((b) => b.budgetTokens - b.baseTokens - b.marginTokens > 0, 'budgetTokens must exceed baseTokens + marginTokens'),
   /** More skills directories, besides `<data dir>/skills`. */
   skillsDirs: z.array(z.string().min(1)).default([]),
+  /** Limits on what a skills directory may hold. */
+  skills: z
+    .strictObject({ maxFileBytes: z.number().int().min(1024).max(4 * 1024 * 1024).default(DEFAULT_SKILL_MAX_FILE_BYTES) })
+    .default({ maxFileBytes: DEFAULT_SKILL_MAX_FILE_BYTES }),
   /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
   cancellation: z.strictObject({ graceMs: z.number().int().min(0).max(600_000).default(DEFAULT_GRACE_MS) }).default({ graceMs: DEFAULT_GRACE_MS }),
   /** Providers to start disabled, by name. */

@@ -51,7 +51,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     mkdirSync(ownSkills, { recursive: true });
     // The console's switches and revocations outlive restarts and win over config.json's start state.
     const policy = readCatalogPolicy(db);
-    for (const provider of [builtinProvider({ db, dataDir, httpCheck: config.httpCheck }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs])]) {
+    for (const provider of [builtinProvider({ db, dataDir, httpCheck: config.httpCheck }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs], config.skills)]) {
       await catalog.addProvider(provider, { enabled: policy.providers[provider.name] ?? !config.disabledProviders.includes(provider.name) });
     }
     for (const id of policy.revoked) catalog.setRevoked(id, true);

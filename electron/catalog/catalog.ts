@@ -82,7 +82,12 @@ export class Catalog {
     }
     for (const skill of contents.skills) {
       const contract = skillContract(provider.name, skill);
-      add({ contract, contractHash: contractHash(contract), bindingGeneration: generation, skill }, contract.path);
+      try {
+        add({ contract, contractHash: contractHash(contract), bindingGeneration: generation, skill }, contract.path);
+      } catch (error) {
+        // A value canonical JSON cannot hold: one skill's problem, never the whole catalog's.
+        diagnostics.push({ provider: provider.name, path: contract.path, line: null, capability: contract.id, reason: (error as Error).message });
+      }
     }
 
     const first = binding.generation === 0;

@@ -1,24 +1,43 @@
-/** Writes SKILL.md folders into a temporary skills directory. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+/** Writes SKILL.md folders into a temporary skills directory, hostile ones included. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface SkillsDir {
   dir: string;
-  write(folder: string, content: string): string;
+  write(folder: string, content: string | Uint8Array): string;
+  /** A FIFO as `<folder>/SKILL.md`: reading it would wait for a writer forever. */
+  fifo(folder: string): string;
+  /** A symbolic link at `<dir>/<path>` pointing to `target`. */
+  link(path: string, target: string): string;
   remove(folder: string): void;
   cleanup(): void;
 }
 
 export function skillsDir(): SkillsDir {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-skills-'));
+  const skillFile = (folder: string) => {
+    mkdirSync(join(dir, folder), { recursive: true });
+    return join(dir, folder, 'SKILL.md');
+  };
   return {
     dir,
     write(folder, content) {
-      mkdirSync(join(dir, folder), { recursive: true });
-      const path = join(dir, folder, 'SKILL.md');
+      const path = skillFile(folder);
       writeFileSync(path, content);
       return path;
+    },
+    fifo(folder) {
+      const path = skillFile(folder);
+      execFileSync('mkfifo', [path]);
+      return path;
+    },
+    link(path, target) {
+      const at = join(dir, path);
+      mkdirSync(dirname(at), { recursive: true });
+      symlinkSync(target, at);
+      return at;
     },
     remove: (folder) => rmSync(join(dir, folder), { recursive: true, force: true }),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
@@ -26,3 +45,24 @@ export function skillsDir(): SkillsDir {
 }
 
 export const skill = (fields: string, body = 'Do the thing.\n') => `---\n${fields}\n---\n${body}`;
+
+/** Billion laughs: nine levels of nine aliases each, 387 million strings once expanded. */
+export const aliasBomb = (name: string) =>
+  skill(
+    [
+      `name: ${name}`,
+      'description: Expands without end',
+      'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+      ...'bcdefghi'.split('').map((level, i) => {
+        const below = 'abcdefgh'[i]!;
+        return `${level}: &${level} [${Array(9).fill(`*${below}`).join(', ')}]`;
+      }),
+    ].join('\n'),
+  );
+
+/** A YAML escape that decodes to half a surrogate pair: not a Unicode string. */
+export const loneSurrogate = (name: string) => skill(`name: ${name}\ndescription: "half a pair \\ud83d here"`);
+
+/** Frontmatter bytes that are not UTF-8 (0xff never is) on line 3. */
+export const invalidUtf8 = (name: string) =>
+  Buffer.concat([Buffer.from(`---\nname: ${name}\ndescription: bad `), Buffer.from([0xff, 0xfe]), Buffer.from('\n---\nBody\n')]);

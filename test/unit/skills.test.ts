@@ -1,11 +1,27 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import type { EventEmitter } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
 import { skillsProvider } from '../../electron/providers/skills';
-import { parseSkillFile, readSkillBody } from '../../electron/providers/skills/skillFile';
+import { MAX_FRONTMATTER_BYTES, parseSkillFile, readSkillBody } from '../../electron/providers/skills/skillFile';
 import type { SkillContract } from '../../shared/capability';
-import { skill, skillsDir, type SkillsDir } from '../support/skills';
+import { aliasBomb, invalidUtf8, loneSurrogate, skill, skillsDir, type SkillsDir } from '../support/skills';
 
-const parse = (text: string) => parseSkillFile('/skills/x/SKILL.md', Buffer.from(text));
+// The real fs.watch, keeping each watcher so a test can make one fail.
+const watchers = vi.hoisted(() => [] as EventEmitter[]);
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const watch = (...args: Parameters<typeof fs.watch>) => {
+    const watcher = fs.watch(...args);
+    watchers.push(watcher);
+    return watcher;
+  };
+  return { ...fs, watch, default: { ...fs, watch } };
+});
+
+const parse = (text: string | Buffer) => parseSkillFile('/skills/x/SKILL.md', Buffer.isBuffer(text) ? text : Buffer.from(text));
 
 describe('SKILL.md parsing', () => {
   it('reads the manifest fields and hashes the exact frontmatter and body bytes', () => {
@@ -53,6 +69,14 @@ describe('SKILL.md parsing', () => {
     ['a wrong tags type', '---\nname: x\ndescription: y\ntags: { a: 1 }\n---\n', 4, /"tags"/],
     ['a list instead of a mapping', '---\n- a\n- b\n---\n', 2, /mapping/],
     ['a duplicate key', '---\nname: x\nname: y\ndescription: z\n---\n', 3, /invalid YAML/],
+    // Hostile files: each is a diagnostic with its line, never a throw or a stall.
+    ['an alias bomb', aliasBomb('bomb'), 2, /YAML beyond limits: Excessive alias count/],
+    ['a lone surrogate escape', loneSurrogate('half'), 3, /"description" is not valid Unicode/],
+    ['a lone surrogate key', skill('name: x\ndescription: y\n"\\udc00": z'), 4, /is not valid Unicode/],
+    ['bytes that are not UTF-8', invalidUtf8('bad'), 3, /not valid UTF-8/],
+    ['a surrogate encoded as UTF-8', Buffer.concat([Buffer.from('---\nname: x\n\ndescription: '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('\n---\n')]), 4, /not valid UTF-8/],
+    ['a frontmatter over the limit', skill(`name: x\ndescription: y\nnotes: "${'n'.repeat(MAX_FRONTMATTER_BYTES)}"`), 2, /frontmatter is \d+ bytes, more than the 8192-byte limit/],
+    ['nesting as deep as the limit allows', skill(`name: x\ndescription: y\ndeep: ${'['.repeat(4000)}${']'.repeat(4000)}`), 4, /./],
   ])('explains %s with the line', (_case, text, line, reason) => {
     const parsed = parse(text);
     expect(parsed.ok).toBe(false);
@@ -119,6 +143,119 @@ describe('the skills provider', () => {
 
     dir.write('bad', '---\n: : :\n---\n');
     await expect.poll(() => catalog.diagnostics().length).toBe(1);
+    catalog.close();
+  });
+
+  describe('reads only what is safe to read', () => {
+    let outside: string;
+    afterEach(() => rmSync(outside, { recursive: true, force: true }));
+
+    it('refuses FIFOs, files over the limit and links that leave the folder; follows links within it', async () => {
+      const dir = fresh();
+      outside = mkdtempSync(join(tmpdir(), 'capstan-outside-'));
+      writeFileSync(join(outside, 'SKILL.md'), skill('name: smuggled\ndescription: Text from elsewhere'));
+      dir.write('good', skill('name: good\ndescription: Fine'));
+      dir.fifo('fifo');
+      dir.write('huge', skill('name: huge\ndescription: Too big', 'x'.repeat(300 * 1024)));
+      dir.link('escape-folder', outside);
+      dir.link('escape-file/SKILL.md', join(outside, 'SKILL.md'));
+      dir.link('dangling/SKILL.md', join(dir.dir, 'nowhere.md'));
+      mkdirSync(join(dir.dir, 'shared')); // a folder without SKILL.md: not a skill, not a problem
+      writeFileSync(join(dir.dir, 'shared', 'alias.md'), skill('name: alias\ndescription: Linked from inside'));
+      dir.link('inside-link/SKILL.md', join(dir.dir, 'shared', 'alias.md'));
+
+      const catalog = new Catalog();
+      await catalog.addProvider(skillsProvider([dir.dir]));
+      expect(catalog.entries().map((e) => e.contract.name)).toEqual(['alias', 'good']);
+      const reasons = Object.fromEntries(catalog.diagnostics().map((d) => [d.path, d.reason]));
+      expect(reasons).toEqual({
+        [`${dir.dir}/fifo/SKILL.md`]: 'is not a regular file (a FIFO); only regular files are read',
+        [`${dir.dir}/huge/SKILL.md`]: expect.stringMatching(/^is 30\d{4} bytes, more than the 262144-byte limit \(skills.maxFileBytes in config.json\)$/),
+        [`${dir.dir}/escape-folder/SKILL.md`]: expect.stringMatching(/link that leads outside its skills folder/),
+        [`${dir.dir}/escape-file/SKILL.md`]: expect.stringMatching(/link that leads outside its skills folder/),
+        [`${dir.dir}/dangling/SKILL.md`]: 'is a link to a file that does not exist',
+      });
+      catalog.close();
+
+      // The limit is the operator's to raise.
+      const roomy = new Catalog();
+      await roomy.addProvider(skillsProvider([dir.dir], { maxFileBytes: 512 * 1024 }));
+      expect(roomy.entries().map((e) => e.contract.name)).toContain('huge');
+      roomy.close();
+    });
+
+    it('activation reads the file again with the same checks', async () => {
+      const dir = fresh();
+      outside = mkdtempSync(join(tmpdir(), 'capstan-outside-'));
+      const text = skill('name: swap\ndescription: Swapped after loading');
+      writeFileSync(join(outside, 'SKILL.md'), text);
+      dir.write('swap', text);
+      const [source] = (await skillsProvider([dir.dir]).load()).skills;
+      await expect(source!.readBody()).resolves.toMatchObject({ body: 'Do the thing.\n' });
+
+      // Same bytes, so the hashes would match: only the checks stand in the way.
+      dir.remove('swap');
+      dir.link('swap', outside);
+      await expect(source!.readBody()).rejects.toMatchObject({ code: 'STALE_CAPABILITY', message: expect.stringMatching(/leads outside/) });
+      dir.remove('swap');
+      dir.fifo('swap');
+      await expect(source!.readBody()).rejects.toMatchObject({ code: 'STALE_CAPABILITY', message: expect.stringMatching(/a FIFO/) });
+      dir.remove('swap');
+      await expect(source!.readBody()).rejects.toMatchObject({ code: 'STALE_CAPABILITY', message: expect.stringMatching(/was removed/) });
+    });
+  });
+
+  it('turns a skill edited to become hostile into a diagnostic while the others keep updating', async () => {
+    const dir = fresh();
+    dir.write('a', skill('name: a\ndescription: First'));
+    dir.write('b', skill('name: b\ndescription: Second'));
+    const catalog = new Catalog();
+    await catalog.addProvider(skillsProvider([dir.dir]));
+
+    dir.write('a', aliasBomb('a'));
+    await expect.poll(() => catalog.diagnostics().map((d) => d.path), { timeout: 5_000 }).toEqual([`${dir.dir}/a/SKILL.md`]);
+    expect(catalog.entries().map((e) => e.contract.name)).toEqual(['b']);
+
+    dir.write('b', skill('name: b\ndescription: Second, edited'));
+    await expect.poll(() => catalog.entries().map((e) => e.contract.description), { timeout: 5_000 }).toEqual(['Second, edited']);
+    catalog.close();
+  });
+
+  it('reports a directory that can no longer be watched', async () => {
+    const dir = fresh();
+    dir.write('a', skill('name: a\ndescription: First'));
+    const catalog = new Catalog();
+    const before = watchers.length;
+    await catalog.addProvider(skillsProvider([dir.dir]));
+    expect(watchers.length).toBe(before + 1);
+
+    watchers.at(-1)!.emit('error', new Error('ENOSPC: System limit for number of file watchers reached'));
+    await expect.poll(() => catalog.diagnostics(), { timeout: 5_000 }).toEqual([
+      {
+        provider: 'skills',
+        path: dir.dir,
+        line: null,
+        capability: null,
+        reason: 'is no longer watched (ENOSPC: System limit for number of file watchers reached): edits to it show after a restart',
+      },
+    ]);
+    expect(catalog.entries().map((e) => e.contract.name)).toEqual(['a']);
+    catalog.close();
+  });
+});
+
+describe('the catalog', () => {
+  it('turns a skill it cannot hash into a diagnostic instead of failing the provider', async () => {
+    const good = parseSkillFile('/s/good/SKILL.md', Buffer.from(skill('name: good\ndescription: Fine')));
+    const bad = parseSkillFile('/s/bad/SKILL.md', Buffer.from(skill('name: bad\ndescription: Fine')));
+    if (!good.ok || !bad.ok) throw new Error('fixtures must parse');
+    // A provider that lets a lone surrogate through: canonical JSON cannot hash it.
+    const broken = { ...bad.skill, contract: { ...bad.skill.contract, description: 'half \ud800' } };
+    const readBody = () => Promise.reject(new Error('not read'));
+    const catalog = new Catalog();
+    await catalog.addProvider({ name: 'skills', kind: 'skills', load: () => ({ tools: [], skills: [{ ...good.skill, readBody }, { ...broken, readBody }], diagnostics: [] }) });
+    expect(catalog.entries().map((e) => e.contract.name)).toEqual(['good']);
+    expect(catalog.diagnostics()).toEqual([expect.objectContaining({ path: '/s/bad/SKILL.md', capability: 'skills:bad' })]);
     catalog.close();
   });
 });

@@ -1,7 +1,10 @@
 /**
  * Reads one SKILL.md: YAML frontmatter between `---` fences, then the body. Hashes are taken over
  * the exact bytes that were parsed, so activation can tell whether the file changed since.
+ * Skill files are untrusted input: text must be valid Unicode, and the YAML is parsed within
+ * limits, so a hostile file is a diagnostic rather than a stall or a crash.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { LineCounter, parseDocument, isMap, isScalar } from 'yaml';
 import { z } from 'zod';
@@ -9,6 +12,14 @@ import { CAPABILITY_NAME_PATTERN } from '../../../shared/capability';
 import type { SkillBody, SkillSource } from '../../catalog/provider';
 
 export const SKILL_FILE = 'SKILL.md';
+
+/**
+ * A manifest is a few fields; YAML parsing of hostile text costs about 10 ms per KiB (many keys,
+ * deep flow nesting, thousands of errors), so 8 KiB keeps one file's parse near 0.1 s.
+ */
+export const MAX_FRONTMATTER_BYTES = 8 * 1024;
+/** Alias expansions allowed in the manifest; past it `yaml` stops with an error (a billion-laughs file). */
+const MAX_ALIAS_COUNT = 100;
 
 export interface SkillFileProblem {
   line: number | null;
@@ -57,8 +68,28 @@ function split(bytes: Buffer): Split | null {
   return { manifest: bytes.subarray(start, end), body: bytes.subarray(end + match[0].length) };
 }
 
+/** The 1-based line of the first bytes that are not UTF-8 (lone surrogates encoded as UTF-8 included). */
+function firstBadUtf8Line(bytes: Buffer): number {
+  let line = 1;
+  for (let start = 0; start < bytes.length; line += 1) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end < 0 ? bytes.length : end;
+    if (!isUtf8(bytes.subarray(start, stop))) return line;
+    start = stop + 1;
+  }
+  return line;
+}
+
+/** Whether a YAML value holds a string that is not well-formed Unicode (`"\ud800"` escapes a lone surrogate). */
+const illFormed = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? !value.isWellFormed()
+    : Array.isArray(value)
+      ? value.some(illFormed)
+      : value !== null && typeof value === 'object' && Object.entries(value).some(([key, item]) => !key.isWellFormed() || illFormed(item));
+
 export function readSkillBody(bytes: Buffer): SkillBody | null {
-  const parts = split(bytes);
+  const parts = isUtf8(bytes) ? split(bytes) : null;
   if (!parts) return null;
   return { manifestHash: sha256(parts.manifest), bodyHash: sha256(parts.body), body: parts.body.toString('utf8') };
 }
@@ -73,46 +104,62 @@ export function parseSkillFile(
 ): { ok: true; skill: Omit<SkillSource, 'readBody'> } | { ok: false; problem: SkillFileProblem } {
   const fail = (reason: string, line: number | null = null, capability: string | null = null) =>
     ({ ok: false, problem: { line, capability, reason } }) as const;
+  if (!isUtf8(bytes)) return fail('is not valid UTF-8 text (a skill must be UTF-8; lone surrogates are not allowed)', firstBadUtf8Line(bytes));
   const parts = split(bytes);
   if (!parts) return fail('no YAML frontmatter: the file must start with a line `---`, then the manifest, then a closing `---`', 1);
+  if (parts.manifest.length > MAX_FRONTMATTER_BYTES) {
+    return fail(`the frontmatter is ${parts.manifest.length} bytes, more than the ${MAX_FRONTMATTER_BYTES}-byte limit for a manifest`, 2);
+  }
 
   const lineCounter = new LineCounter();
-  const document = parseDocument(parts.manifest.toString('utf8'), { lineCounter, uniqueKeys: true });
   // Frontmatter starts on line 2 of the file, after the opening fence.
   const lineAt = (offset: number | undefined) => (offset === undefined ? null : lineCounter.linePos(offset).line + 1);
-  const [yamlError] = document.errors;
-  if (yamlError) return fail(`invalid YAML: ${yamlError.message.split('\n')[0]}`, lineAt(yamlError.pos[0]));
-  if (!isMap(document.contents)) return fail('the frontmatter must be a YAML mapping of fields', 2);
+  let document: ReturnType<typeof parseDocument>;
+  let raw: Record<string, unknown>;
+  try {
+    document = parseDocument(parts.manifest.toString('utf8'), { lineCounter, uniqueKeys: true });
+    const [yamlError] = document.errors;
+    if (yamlError) return fail(`invalid YAML: ${yamlError.message.split('\n')[0]}`, lineAt(yamlError.pos[0]));
+    raw = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
+  } catch (error) {
+    // `yaml` throws past its limits: too many aliases, or nesting deeper than the stack.
+    return fail(`YAML beyond limits: ${(error as Error).message}`, 2);
+  }
+  const fields = document.contents;
+  if (!isMap(fields)) return fail('the frontmatter must be a YAML mapping of fields', 2);
 
   const keyLine = (key: string) => {
-    const pair = isMap(document.contents) ? document.contents.items.find((item) => isScalar(item.key) && item.key.value === key) : undefined;
+    const pair = fields.items.find((item) => isScalar(item.key) && item.key.value === key);
     return lineAt(isScalar(pair?.key) ? pair.key.range?.[0] : undefined);
   };
-  const raw = document.toJS() as Record<string, unknown>;
-  const nameGuess = typeof raw.name === 'string' ? raw.name : typeof raw.id === 'string' ? raw.id : null;
+  const nameGuess = [raw.name, raw.id].find((value): value is string => typeof value === 'string' && value.isWellFormed()) ?? null;
+  const badField = Object.keys(raw).find((key) => !key.isWellFormed() || illFormed(raw[key]));
+  if (badField !== undefined) {
+    return fail(`"${badField.toWellFormed()}" is not valid Unicode (a lone surrogate); text must be well-formed`, keyLine(badField) ?? 2, nameGuess);
+  }
   const parsed = Frontmatter.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = String(issue.path[0] ?? '');
     return fail(`${field ? `"${field}" ` : ''}${issue.message}`, field ? (keyLine(field) ?? 2) : 2, nameGuess);
   }
-  const fields = parsed.data;
-  const name = fields.name ?? fields.id;
+  const manifest = parsed.data;
+  const name = manifest.name ?? manifest.id;
   if (!name) return fail('needs a "name" or an "id"', 2);
   return {
     ok: true,
     skill: {
       contract: {
         name,
-        title: fields.title?.trim() || name,
-        description: fields.description,
-        tags: [...new Set(fields.tags ?? [])],
+        title: manifest.title?.trim() || name,
+        description: manifest.description,
+        tags: [...new Set(manifest.tags ?? [])],
         riskLevel: 'low',
         needConfirm: false,
         mutating: false,
-        modelDiscoverable: fields['disable-model-invocation'] !== true,
-        argumentHint: fields['argument-hint'] ?? null,
-        allowedTools: fields['allowed-tools'] ?? [],
+        modelDiscoverable: manifest['disable-model-invocation'] !== true,
+        argumentHint: manifest['argument-hint'] ?? null,
+        allowedTools: manifest['allowed-tools'] ?? [],
         path,
         manifestHash: sha256(parts.manifest),
         bodyHash: sha256(parts.body),

@@ -1,0 +1,75 @@
+/**
+ * Reads a file from a skills folder only if it is safe to: a regular file (never a FIFO or a
+ * device, whose reads can block the event loop for good), no bigger than a limit, and, after
+ * every link is resolved, still inside the folder (a link must not bring in a file from
+ * elsewhere). Links within the folder are followed.
+ */
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, sep } from 'node:path';
+
+/** A file that exists but will not be read; the message explains why, for a diagnostic. */
+export class RefusedFile extends Error {}
+
+const isInside = (folder: string, path: string) => {
+  const rest = relative(folder, path);
+  return rest !== '' && rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest);
+};
+
+/**
+ * The bytes of `path`, or null when nothing is there. `realFolder` is the folder's own real
+ * path (links resolved). Throws RefusedFile for a file that will not be read; other errors
+ * (permissions, I/O) are thrown as they are.
+ */
+export async function readConfinedFile(realFolder: string, path: string, maxBytes: number): Promise<Buffer | null> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // No file is simply no skill; a link to nothing is a mistake worth naming.
+    const link = await lstat(path).catch(() => null);
+    if (link?.isSymbolicLink()) throw new RefusedFile('is a link to a file that does not exist');
+    return null;
+  }
+  if (!isInside(realFolder, real)) throw new RefusedFile('is a link that leads outside its skills folder; only links within the folder are followed');
+
+  // Look before opening: opening a FIFO blocks until a writer comes, and opening a device can
+  // have effects of its own.
+  const found = await stat(real);
+  if (!found.isFile()) throw new RefusedFile(`is not a regular file (${kindOf(found)}); only regular files are read`);
+  if (found.size > maxBytes) throw new RefusedFile(tooLarge(found.size, maxBytes));
+
+  // The file may be swapped between the look and the open: refuse a link in its place
+  // (O_NOFOLLOW), never wait on a FIFO (O_NONBLOCK), and check that what was opened is what was
+  // looked at. Windows has neither flag; there FIFOs and devices cannot sit in a folder.
+  const handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.ino !== found.ino || opened.dev !== found.dev) throw new RefusedFile('changed while it was being read');
+    if (opened.size > maxBytes) throw new RefusedFile(tooLarge(opened.size, maxBytes));
+    // One byte more than its size, to notice a file that grew after the check.
+    const buffer = Buffer.alloc(opened.size + 1);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === buffer.length) throw new RefusedFile('changed while it was being read');
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+const tooLarge = (size: number, maxBytes: number) =>
+  `is ${size} bytes, more than the ${maxBytes}-byte limit (skills.maxFileBytes in config.json)`;
