@@ -13,7 +13,7 @@ export const errorCodes = {
     meaning:
       'The `Host` is not the bound loopback address or the `Origin` is foreign (DNS-rebinding defence); over IPC, the sender is not Capstan\'s own page.',
   },
-  NOT_FOUND: { status: 404, meaning: 'No such route.' },
+  NOT_FOUND: { status: 404, meaning: 'No such route, or no provider or MCP server of the name the path gives.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not with this method; the `Allow` header lists the ones it takes.' },
   REQUEST_TIMEOUT: { status: 408, meaning: 'The request was not received in full within 60 s.' },
   URI_TOO_LONG: { status: 414, meaning: 'A path parameter (a task id) is over 100 characters.' },
@@ -34,6 +34,11 @@ export const errorCodes = {
       'The reference no longer matches the live capability; `part` says what changed (catalogGeneration, contractHash, bindingGeneration, binding). Discover it again.',
   },
   PROVIDER_DISABLED: { status: 409, meaning: 'The capability\'s provider is disabled; this overrides every snapshot.' },
+  PROVIDER_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      "The capability's provider (an MCP server) is not connected: still connecting, or failed (the message gives the reason; it is retried with backoff). Its tools stay listed; call again once it is ready. Nothing ran.",
+  },
   CAPABILITY_REVOKED: { status: 403, meaning: 'The capability is revoked for everyone; this overrides every snapshot.' },
   NOT_GRANTED: { status: 403, meaning: 'The task\'s grant is below what the operation needs; `held` and `needed` name both levels.' },
   AUTHORITY_CEILING: { status: 403, meaning: 'A grant may only shrink during a task; raising it is refused.' },
@@ -52,7 +57,10 @@ export const errorCodes = {
     status: 423,
     meaning: 'A mutating call of this session ended with an unknown outcome; acknowledge it before another mutating call. Reads still run.',
   },
-  TOO_MANY_STEERS: { status: 409, meaning: 'The task already holds the most steers it takes (100 by default); finish it and queue a follow-up.' },
+  LIMIT_REACHED: {
+    status: 409,
+    meaning: 'A task holds the most it takes of something (100 steers, 100 grant reductions); `what` and `limit` name it. Finish the task and queue a follow-up.',
+  },
   NOTHING_TO_ACKNOWLEDGE: { status: 409, meaning: 'No mutating call with that requestId has an unknown outcome in the session.' },
   CALL_CANCELLED: { status: 409, meaning: 'The task was cancelled while the call ran, and the tool stopped. Side effects are not rolled back.' },
   OUTCOME_UNKNOWN: {
@@ -65,6 +73,16 @@ export const errorCodes = {
       'http_check will not connect to a loopback, private, link-local, multicast or other special-purpose address, however it is spelled or whatever the name resolves to, unless config.json allows it (`httpCheck.allow`); `host`, `address` and `range` say what was refused.',
   },
   TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
+  TOOL_ERROR: {
+    status: 502,
+    meaning:
+      'The MCP server ran the tool and reported a failure (`isError`); `result` carries its answer (`content`, and `structuredContent` when sent) as the server sent it.',
+  },
+  RESULT_TOO_LARGE: {
+    status: 502,
+    meaning:
+      "The tool's result is over its server's size limit (`maxResultBytes`, 4 MiB of JSON by default); `size` and `limit` say by how much. The call ran: its effects stand.",
+  },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
   TOO_MANY_STREAMS: {
     status: 503,

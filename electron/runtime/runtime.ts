@@ -6,28 +6,32 @@
  *
  * Every change is written to the ledger first and applied in memory after (`#record`), so a
  * write that fails leaves neither. Every capability call, whatever its entry, is `runCall`.
+ *
+ * Longer than ~350 lines on purpose: the task actions, the call path and the restart recovery
+ * all go through `#record` and the transitions, and read best beside them. What could stand
+ * alone has moved out: the state machine (task.ts), a call in flight (call.ts), what memory
+ * holds (memory.ts), the ledger scan of a restart (recovery.ts).
  */
 import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import {
   DEFAULT_SESSION,
   type CallStatus,
-  type Handoff,
-  type Message,
   type SessionView,
   type TaskState,
   type TaskView,
   type TasksQuery,
   type TasksView,
-  type UnknownOutcome,
 } from '../../shared/tasks';
 import type { Catalog } from '../catalog/catalog';
 import type { TaskStore } from '../store/taskStore';
+import { RuntimeMemory, type MemoryLimits } from './memory';
+import { unendedCalls } from './recovery';
 import { CapabilityContext, type AdmissionBudget } from './admission';
 import { Call, type CallOutcome, type CallSpec } from './call';
 import { Grants } from './grants';
 import type { Ledger, LedgerAppend } from './ledger';
-import { isTerminal, notActive, Session, Task, type RunningTask } from './task';
+import { handoffTo, isTerminal, notActive, Session, Task, type RunningTask } from './task';
 
 export interface RuntimeConfig {
   grants: readonly Grant[];
@@ -38,25 +42,19 @@ export interface RuntimeConfig {
 }
 
 /** What memory holds at most; everything beyond stays in the store and is read back on demand. */
-export interface RuntimeLimits {
-  /** Ended tasks kept in memory besides each session's last one. */
-  finishedTasks: number;
-  /** Sessions kept in memory; idle ones (no task that has not ended) leave first. */
-  sessions: number;
+export interface RuntimeLimits extends MemoryLimits {
   /** Steers one task accepts; each is operator text kept in the conversation. */
   steersPerTask: number;
+  /** Grant reductions one task accepts; every permission check walks them. */
+  reductionsPerTask: number;
 }
 
-export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { finishedTasks: 200, sessions: 500, steersPerTask: 100 };
+export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { finishedTasks: 200, sessions: 500, steersPerTask: 100, reductionsPerTask: 100 };
 export const DEFAULT_FINISHED_PAGE = 50;
 const RESTARTED = 'gateway restarted';
 
 export class TaskRuntime {
-  /** In least-recently-used order: the first idle ones leave when there are too many. */
-  readonly #sessions = new Map<string, Session>();
-  readonly #tasks = new Map<string, Task>();
-  /** Ended tasks in memory, oldest first. */
-  readonly #finished = new Set<string>();
+  readonly #memory: RuntimeMemory;
   readonly #listeners = new Set<(task: TaskView) => void>();
   /** Blocked follow-ups the operator let run despite their predecessor's outcome. */
   readonly #resumed = new Set<string>();
@@ -69,6 +67,7 @@ export class TaskRuntime {
     private readonly config: RuntimeConfig,
   ) {
     this.#limits = { ...DEFAULT_RUNTIME_LIMITS, ...config.limits };
+    this.#memory = new RuntimeMemory(store, this.#limits);
   }
 
   /**
@@ -105,7 +104,8 @@ export class TaskRuntime {
   steer(sessionId: string, taskId: string | undefined, text: string): Task {
     const task = this.#runningOrActive(sessionId, taskId);
     if (task.steerCount >= this.#limits.steersPerTask) {
-      throw new CapstanError('TOO_MANY_STEERS', `${task.id} already has ${task.steerCount} steers, the most a task takes; finish it and follow up`, {
+      throw new CapstanError('LIMIT_REACHED', `${task.id} already has ${task.steerCount} steers, the most a task takes; finish it and follow up`, {
+        what: 'steers',
         limit: this.#limits.steersPerTask,
       });
     }
@@ -113,7 +113,7 @@ export class TaskRuntime {
     const at = new Date().toISOString();
     this.#record(task, { kind: 'steer', details: { textDigest: this.ledger.digest(text) } }, (seq) => {
       task.steered(seq, text, at);
-      this.#say(session, seq, { role: 'operator', text, taskId: task.id, at });
+      this.#memory.say(session, seq, { role: 'operator', text, taskId: task.id, at });
     });
     return task;
   }
@@ -147,7 +147,7 @@ export class TaskRuntime {
     const at = new Date().toISOString();
     this.#transition(task, 'quiescing', 'finishing', { messageDigest: this.ledger.digest(message) }, (seq) => {
       task.finishing(seq, message);
-      this.#say(session, seq, { role: 'task', text: message, taskId: task.id, at });
+      this.#memory.say(session, seq, { role: 'task', text: message, taskId: task.id, at });
     });
     await this.#barrier(task);
     this.#end(task, outcome, 'finished');
@@ -192,10 +192,7 @@ export class TaskRuntime {
     this.#record(
       task,
       { kind: 'acknowledgement', requestId, capability: unknown.capability, details: { acknowledged: 'outcome_unknown', remainingUnknown: session.unknownOutcomes.size - 1 } },
-      () => {
-        session.unknownOutcomes.delete(requestId);
-        this.store.clearUnknownOutcome(session.id, requestId);
-      },
+      () => this.#memory.clearUnknownOutcome(session, requestId),
     );
     return session.view();
   }
@@ -205,6 +202,13 @@ export class TaskRuntime {
     const task = this.get(taskId);
     if (!task.grants || isTerminal(task.state)) throw notActive(task);
     const grants = task.grants;
+    if (grants.reductions.length >= this.#limits.reductionsPerTask) {
+      // Every permission check walks the reductions, so a client may not pile them up without end.
+      throw new CapstanError('LIMIT_REACHED', `${task.id} already has ${grants.reductions.length} grant reductions, the most a task takes`, {
+        what: 'grant reductions',
+        limit: this.#limits.reductionsPerTask,
+      });
+    }
     grants.assertReducible(grant);
     this.#record(task, { kind: 'grant_reduced', details: { pattern: grant.pattern, authority: grant.authority } }, () => grants.reduce(grant));
     return task;
@@ -275,7 +279,7 @@ export class TaskRuntime {
     this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: Math.round(outcome.durationMs), ...evidence } }, () => {
       task.calls.delete(requestId);
       task.counts[outcome.status] += 1;
-      if (outcome.status === 'outcome_unknown' && mutating) this.#unknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
+      if (outcome.status === 'outcome_unknown' && mutating) this.#memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
     });
   }
 
@@ -301,13 +305,7 @@ export class TaskRuntime {
 
   /** A task in memory, or one read back from the store (ended tasks leave memory beyond a limit). */
   get(taskId: string): Task {
-    const known = this.#tasks.get(taskId);
-    if (known) return known;
-    const record = this.store.task(taskId);
-    if (!record) throw new CapstanError('TASK_NOT_FOUND', `no task "${taskId}"`);
-    const task = Task.restore(record);
-    this.#remember(task);
-    return task;
+    return this.#memory.task(taskId);
   }
 
   /**
@@ -315,10 +313,10 @@ export class TaskRuntime {
    * `finishedBefore`), with the sessions they belong to: the same before and after a restart.
    */
   view({ finishedBefore, finishedLimit = DEFAULT_FINISHED_PAGE }: TasksQuery = {}): TasksView {
-    const unfinished = [...this.#tasks.values()].filter((task) => !isTerminal(task.state)).map((task) => task.view());
+    const unfinished = this.#memory.unfinished().map((task) => task.view());
     const page = this.store.finishedPage({ before: finishedBefore, limit: finishedLimit });
-    const tasks = [...unfinished, ...page.tasks.map((record) => this.#tasks.get(record.view.id)?.view() ?? record.view)];
-    const sessionIds = new Set([...this.#sessions.keys(), ...tasks.map((task) => task.sessionId)]);
+    const tasks = [...unfinished, ...page.tasks.map((record) => this.#memory.held(record.view.id) ?? record.view)];
+    const sessionIds = new Set([...this.#memory.sessionIds(), ...tasks.map((task) => task.sessionId)]);
     return {
       sessions: [...sessionIds].map((id) => this.#session(id).view()),
       tasks,
@@ -335,80 +333,22 @@ export class TaskRuntime {
 
   // ---- internals --------------------------------------------------------------------------
 
-  /** The session, in memory or read back from the store; the most recently used stay in memory. */
   #session(id: string): Session {
-    let session = this.#sessions.get(id);
-    if (session) {
-      this.#sessions.delete(id);
-    } else {
-      session = new Session(id);
-      const stored = this.store.session(id);
-      if (stored) {
-        session.conversation.push(...stored.conversation);
-        for (const outcome of stored.unknownOutcomes) session.unknownOutcomes.set(outcome.requestId, outcome);
-        session.version = stored.version;
-        session.tasks = this.store.sessionTasks(id).map((record) => this.#tasks.get(record.view.id) ?? Task.restore(record));
-        for (const task of session.tasks) this.#remember(task);
-      }
-    }
-    this.#sessions.set(id, session);
-    this.#evictIdleSessions();
-    return session;
-  }
-
-  #evictIdleSessions(): void {
-    for (const [id, session] of this.#sessions) {
-      if (this.#sessions.size <= this.#limits.sessions) return;
-      if (session.idle) this.#sessions.delete(id);
-    }
-  }
-
-  /** Keeps a task in memory; ended ones beyond the limit leave, but never a session's own. */
-  #remember(task: Task): void {
-    this.#tasks.set(task.id, task);
-    if (!isTerminal(task.state)) return;
-    this.#finished.delete(task.id);
-    this.#finished.add(task.id);
-    for (const id of this.#finished) {
-      if (this.#finished.size <= this.#limits.finishedTasks) return;
-      this.#finished.delete(id);
-      const old = this.#tasks.get(id);
-      if (old && !this.#sessions.get(old.sessionId)?.tasks.includes(old)) this.#tasks.delete(id);
-    }
-  }
-
-  /** A message joins the conversation with the entry `seq` that recorded it. */
-  #say(session: Session, seq: number, message: Message): void {
-    session.conversation.push(message);
-    this.store.addMessage(session.id, seq, message);
-  }
-
-  #unknownOutcome(session: Session, outcome: UnknownOutcome): void {
-    session.unknownOutcomes.set(outcome.requestId, outcome);
-    this.store.setUnknownOutcome(session.id, outcome);
+    return this.#memory.session(id);
   }
 
   /** Ends a task the last process left unfinished (see `recover`); the only move outside the state machine. */
   #closeAfterRestart(task: Task, session: Session): void {
-    const entries = (kind: 'call_started' | 'call_finished') => {
-      const all = [];
-      for (let page = this.ledger.query({ taskId: task.id, kind, limit: 1000 }); page.length > 0; page = this.ledger.query({ taskId: task.id, kind, after: page.at(-1)!.seq, limit: 1000 })) {
-        all.push(...page);
-      }
-      return all;
-    };
-    const ended = new Set(entries('call_finished').map((entry) => entry.requestId));
-    for (const started of entries('call_started')) {
-      if (ended.has(started.requestId)) continue;
+    for (const started of unendedCalls(this.ledger, task.id)) {
       const requestId = started.requestId!;
       const capability = started.capability ?? 'unknown';
       this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: 'outcome_unknown', code: 'OUTCOME_UNKNOWN', reason: RESTARTED } }, () => {
         task.counts.outcome_unknown += 1;
-        if (started.details.mutating === true) this.#unknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
+        if (started.details.mutating === true) this.#memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
       });
     }
     this.#record(task, { kind: 'task_transition', details: { from: task.state, to: 'failed', reason: RESTARTED } }, (seq) => task.moved(seq, 'failed'));
-    this.#remember(task);
+    this.#memory.remember(task);
   }
 
   #runningOrActive(sessionId: string, taskId: string | undefined): RunningTask {
@@ -445,8 +385,8 @@ export class TaskRuntime {
       task.submittedSeq = seq;
       if (options.ahead && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
       else session.tasks.push(task);
-      this.#remember(task);
-      if (input) this.#say(session, seq, { role: 'operator', text: input, taskId: task.id, at });
+      this.#memory.remember(task);
+      if (input) this.#memory.say(session, seq, { role: 'operator', text: input, taskId: task.id, at });
     });
     return task;
   }
@@ -468,23 +408,8 @@ export class TaskRuntime {
 
   #run(task: Task, predecessor?: Task): void {
     const run = { snapshot: this.catalog.snapshot(), grants: new Grants(this.config.grants), context: new CapabilityContext(this.config.budget) };
-    const handoff = predecessor && isTerminal(predecessor.state) ? this.#handoff(predecessor, task, run.snapshot, run.grants) : null;
+    const handoff = predecessor && isTerminal(predecessor.state) ? handoffTo(task, predecessor, run, this.#session(task.sessionId).conversation) : null;
     this.#transition(task, 'running', predecessor ? `after ${predecessor.id}` : 'started', {}, (seq) => task.moved(seq, 'running', { run, handoff }));
-  }
-
-  /** The redacted digest a successor gets: outcome, counts, final message, and names it may discover. */
-  #handoff(predecessor: Task, successor: Task, snapshot: RunningTask['snapshot'], grants: Grants): Handoff {
-    const discoverable = snapshot.entries
-      .filter((e) => e.contract.modelDiscoverable && grants.held(e.contract.id, e.contract.kind) !== 'none')
-      .map((e) => e.contract.id);
-    return {
-      predecessorId: predecessor.id,
-      terminalStatus: predecessor.state,
-      finalMessage: predecessor.finalMessage,
-      callCounts: { ...predecessor.counts },
-      discoverable,
-      conversation: this.#session(successor.sessionId).conversation.slice(0, successor.conversationAt),
-    };
   }
 
   async #cancel(task: Task, terminal: 'cancelled' | 'superseded', reason: string): Promise<void> {
@@ -532,6 +457,6 @@ export class TaskRuntime {
       change?.(seq);
       if (task.state !== to) task.moved(seq, to);
     });
-    if (isTerminal(to)) this.#remember(task);
+    if (isTerminal(to)) this.#memory.remember(task);
   }
 }

@@ -239,6 +239,21 @@ export class Session {
   }
 }
 
+/** The redacted digest a successor gets: outcome, counts, final message, and only the names it may discover. */
+export function handoffTo(successor: Task, predecessor: Task, { snapshot, grants }: Pick<TaskRun, 'snapshot' | 'grants'>, conversation: readonly Message[]): Handoff {
+  const discoverable = snapshot.entries
+    .filter((e) => e.contract.modelDiscoverable && grants.held(e.contract.id, e.contract.kind) !== 'none')
+    .map((e) => e.contract.id);
+  return {
+    predecessorId: predecessor.id,
+    terminalStatus: predecessor.state,
+    finalMessage: predecessor.finalMessage,
+    callCounts: { ...predecessor.counts },
+    discoverable,
+    conversation: conversation.slice(0, successor.conversationAt),
+  };
+}
+
 export function notActive(task: Task | undefined, sessionId?: string): CapstanError {
   return task
     ? new CapstanError('TASK_NOT_ACTIVE', `${task.id} is ${task.state}; it takes no new calls or input`, { state: task.state })

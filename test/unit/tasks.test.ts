@@ -355,12 +355,16 @@ describe('memory stays bounded', () => {
     expect(next.handoff!.conversation.map((m) => m.text)).toEqual(['hello 0', 'bye 0']);
   });
 
-  it('refuses a steer past the limit with TOO_MANY_STEERS', async () => {
-    fixture = await runtimeFixture({ limits: { steersPerTask: 2 } });
+  it('refuses a steer or a grant reduction past its limit with LIMIT_REACHED', async () => {
+    fixture = await runtimeFixture({ limits: { steersPerTask: 2, reductionsPerTask: 1 } });
     const task = fixture.runtime.start('s', 'chatty');
     fixture.runtime.steer('s', task.id, 'one');
     fixture.runtime.steer('s', task.id, 'two');
-    expect(() => fixture!.runtime.steer('s', task.id, 'three')).toThrow(expect.objectContaining({ code: 'TOO_MANY_STEERS', details: { limit: 2 } }));
+    expect(() => fixture!.runtime.steer('s', task.id, 'three')).toThrow(expect.objectContaining({ code: 'LIMIT_REACHED', details: { what: 'steers', limit: 2 } }));
     expect(task.view().steers).toHaveLength(2);
+    fixture.runtime.reduceGrant(task.id, { pattern: 'test:a*', authority: 'inspect' });
+    expect(() => fixture!.runtime.reduceGrant(task.id, { pattern: 'test:b*', authority: 'inspect' })).toThrow(
+      expect.objectContaining({ code: 'LIMIT_REACHED', details: { what: 'grant reductions', limit: 1 } }),
+    );
   });
 });
