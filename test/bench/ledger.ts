@@ -1,7 +1,10 @@
 /**
  * Ledger costs, each against a baseline in the same run:
- * - appends per second (hash chain + HMAC digests, WAL) against a plain INSERT loop of the same rows;
- * - gateway call throughput with the ledger on and off (off: appends replaced by a no-op);
+ * - appends per second (hash chain + HMAC digests + keyed checkpoint, WAL) against a plain INSERT
+ *   loop of the same rows, with the database's `synchronous = FULL` (the default: a commit
+ *   survives a power loss) and with NORMAL (a commit survives a killed process only);
+ * - the checkpoint's own cost: one in-place write of ledger.head, against the commit it follows;
+ * - gateway call throughput with the ledger on (FULL, then NORMAL) and off (appends a no-op);
  * - the delay from a call's end (its ledger entry) to its event reaching an SSE client.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,20 +14,27 @@ import autocannon from 'autocannon';
 import pino from 'pino';
 import { startHttpGateway } from '../../electron/gateway/http';
 import { createHost, type Host } from '../../electron/host';
-import { Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
-import { openDatabase } from '../../electron/store/database';
+import { Ledger, LedgerHead, loadLedgerKey } from '../../electron/runtime/ledger';
+import { openDatabase, type Database } from '../../electron/store/database';
 import type { LedgerEntry } from '../../shared/ledger';
+
+export type Synchronous = 'FULL' | 'NORMAL';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
+/** The bench's way to measure what FULL costs: the product always opens with FULL. */
+const useSynchronous = (db: Database, synchronous: Synchronous) => db.exec(`PRAGMA synchronous = ${synchronous}`);
+
 /**
- * Two shapes of load. One client calling serially: each append is awaited until durable, against
- * a plain INSERT that commits each row. Many calls at once: a burst of appends sharing one group
- * commit, against a plain INSERT loop in one transaction.
+ * Two shapes of load. One client calling serially: each append is awaited until durable (one
+ * commit and one checkpoint write each), against a plain INSERT that commits each row. Many calls
+ * at once: a burst of appends sharing one group commit, against a plain INSERT loop in one
+ * transaction.
  */
-export async function benchLedgerAppends(count = 20_000) {
+export async function benchLedgerAppends(synchronous: Synchronous, count = 20_000, serial = 500) {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-ledger-'));
   const db = openDatabase(dir);
+  useSynchronous(db, synchronous);
   try {
     const ledger = new Ledger(db, loadLedgerKey(dir));
     const entry = (i: number) => ({
@@ -44,7 +54,6 @@ export async function benchLedgerAppends(count = 20_000) {
       insert.run(++plainSeq, new Date().toISOString(), e.kind, e.taskId, e.sessionId, e.requestId, e.capability, JSON.stringify(e.details));
     };
     const rate = (ms: number, n: number) => n / (ms / 1000);
-    const serial = Math.min(count, 5_000);
 
     let started = performance.now();
     for (let i = 0; i < serial; i++) {
@@ -68,7 +77,9 @@ export async function benchLedgerAppends(count = 20_000) {
 
     started = performance.now();
     const verified = ledger.verify();
+    if (!verified.ok) throw new Error(`the bench's ledger does not verify: ${verified.reason}`);
     return {
+      synchronous,
       serial: { count: serial, ledger: ledgerSerial, plain: plainSerial },
       burst: { count, ledger: ledgerBurst, plain: plainBurst },
       verifyMs: performance.now() - started,
@@ -76,6 +87,25 @@ export async function benchLedgerAppends(count = 20_000) {
     };
   } finally {
     db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What sealing a group commit costs: one in-place write of ledger.head, as the ledger makes after each commit. */
+export function benchCheckpointWrite(writes = 2_000) {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-head-'));
+  try {
+    const head = new LedgerHead(join(dir, 'ledger.head'), loadLedgerKey(dir));
+    head.write({ seq: 1, hash: 'f'.repeat(64) }); // created through a temporary file; the rest rewrite it in place
+    const times: number[] = [];
+    for (let seq = 2; seq < writes + 2; seq++) {
+      const started = performance.now();
+      head.write({ seq, hash: 'f'.repeat(64) });
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    return { writes, p50Us: percentile(times, 50) * 1000, p99Us: percentile(times, 99) * 1000, meanUs: (times.reduce((a, b) => a + b, 0) / writes) * 1000 };
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -109,22 +139,21 @@ async function throughput(url: string, token: string, seconds: number) {
 }
 
 export async function benchLedgerThroughput(seconds = 6) {
-  const on = await withGateway(() => {}, async (url, token) => {
+  const measure = async (url: string, token: string) => {
     await throughput(url, token, 1);
     return throughput(url, token, seconds);
-  });
+  };
+  const on = await withGateway(() => {}, measure);
+  const normal = await withGateway((host) => useSynchronous(host.db, 'NORMAL'), measure);
   const off = await withGateway(
     (host) => {
       // The baseline: the same gateway and runtime with nothing written to the ledger.
       const fake = { seq: 0, hash: '' } as LedgerEntry;
       host.ledger.append = () => fake;
     },
-    async (url, token) => {
-      await throughput(url, token, 1);
-      return throughput(url, token, seconds);
-    },
+    measure,
   );
-  return { on, off, ratio: on.requestsPerSecond / off.requestsPerSecond };
+  return { on, normal, off, ratio: on.requestsPerSecond / off.requestsPerSecond, fullOverNormal: on.requestsPerSecond / normal.requestsPerSecond };
 }
 
 /** From a call's ledger entry being written to its event arriving at an SSE client. */

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { benchConsoleSearch } from './consoleSearch';
 import { benchGatewayThroughput } from './gatewayThroughput';
-import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
+import { benchCheckpointWrite, benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
 import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -31,21 +31,34 @@ if (wanted('gateway')) {
 }
 
 if (wanted('ledger')) {
-  const appends = await benchLedgerAppends();
-  console.log('\nLedger appends (hash chain, HMAC digests, WAL) against plain INSERTs of the same rows and indexes');
-  console.table({
-    [`serial, each durable (${appends.serial.count})`]: { 'ledger/s': fixed(appends.serial.ledger, 0), 'plain/s': fixed(appends.serial.plain, 0), ratio: fixed(appends.serial.ledger / appends.serial.plain, 2) },
-    [`burst, one commit (${appends.burst.count})`]: { 'ledger/s': fixed(appends.burst.ledger, 0), 'plain/s': fixed(appends.burst.plain, 0), ratio: fixed(appends.burst.ledger / appends.burst.plain, 2) },
+  const full = await benchLedgerAppends('FULL');
+  const normal = await benchLedgerAppends('NORMAL');
+  console.log('\nLedger appends (hash chain, HMAC digests, keyed checkpoint, WAL) against plain INSERTs of the same rows and indexes,');
+  console.log('with synchronous = FULL (the default: a commit survives a power loss) and NORMAL (a killed process only)');
+  const row = (shape: 'serial' | 'burst') => ({
+    'FULL ledger/s': fixed(full[shape].ledger, 0),
+    'FULL plain/s': fixed(full[shape].plain, 0),
+    'NORMAL ledger/s': fixed(normal[shape].ledger, 0),
+    'NORMAL plain/s': fixed(normal[shape].plain, 0),
+    'ledger FULL/NORMAL': fixed(full[shape].ledger / normal[shape].ledger, 2),
   });
-  console.log(`verifying the whole chain (${appends.verifiedEntries} entries): ${fixed(appends.verifyMs, 0)} ms`);
+  console.table({ [`serial, each durable (${full.serial.count})`]: row('serial'), [`burst, one commit (${full.burst.count})`]: row('burst') });
+  console.log(`verifying the whole chain (${full.verifiedEntries} entries): ${fixed(full.verifyMs, 0)} ms`);
+  const head = benchCheckpointWrite();
+  const perDurableAppendUs = (rate: number) => 1e6 / rate;
+  console.log(
+    `checkpoint (ledger.head rewritten in place, once per group commit), ${head.writes} writes: p50 ${fixed(head.p50Us)} µs, p99 ${fixed(head.p99Us)} µs, mean ${fixed(head.meanUs)} µs; ` +
+      `${fixed((100 * head.meanUs) / perDurableAppendUs(full.serial.ledger), 2)}% of a serial durable append under FULL, ${fixed((100 * head.meanUs) / perDurableAppendUs(normal.serial.ledger), 1)}% under NORMAL`,
+  );
 
-  console.log('\nGateway with the ledger on and off: POST /tools/call (time_now), autocannon in-process, 10 connections, 6 s each');
+  console.log('\nGateway with the ledger on (FULL, NORMAL) and off: POST /tools/call (time_now), autocannon in-process, 10 connections, 6 s each');
   const gateway = await benchLedgerThroughput();
   console.table({
-    'ledger on': { 'requests/s': fixed(gateway.on.requestsPerSecond, 0), 'p99 ms': gateway.on.p99Ms },
+    'ledger on, FULL': { 'requests/s': fixed(gateway.on.requestsPerSecond, 0), 'p99 ms': gateway.on.p99Ms },
+    'ledger on, NORMAL': { 'requests/s': fixed(gateway.normal.requestsPerSecond, 0), 'p99 ms': gateway.normal.p99Ms },
     'ledger off': { 'requests/s': fixed(gateway.off.requestsPerSecond, 0), 'p99 ms': gateway.off.p99Ms },
   });
-  console.log(`throughput ratio on/off: ${fixed(gateway.ratio, 2)}`);
+  console.log(`throughput ratio FULL/NORMAL: ${fixed(gateway.fullOverNormal, 2)}; on (FULL)/off: ${fixed(gateway.ratio, 2)}`);
 
   const delay = await benchEventDelay();
   console.log(`\nEvent delay, ledger entry written → SSE client received, ${delay.calls} calls: p50 ${fixed(delay.p50Ms, 2)} ms, p99 ${fixed(delay.p99Ms, 2)} ms, max ${fixed(delay.maxMs, 2)} ms`);

@@ -18,10 +18,12 @@ const freshDir = () => {
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('the store', () => {
-  it('opens in WAL mode at the latest schema version, and reopening migrates nothing twice', () => {
+  it('opens in WAL mode, flushing every commit, at the latest schema version, and reopening migrates nothing twice', () => {
     const dir = freshDir();
     const db = openDatabase(dir);
     expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    // FULL (2): a commit survives a power loss, not only a killed process.
+    expect(db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 2 });
     expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: migrations.length });
     db.prepare("INSERT INTO todos (title, created_at) VALUES ('kept', 'now')").run();
     db.close();
