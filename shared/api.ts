@@ -24,6 +24,7 @@ import {
   ToolsLoadOutput,
 } from './discovery';
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
+import { McpServerNameInput, McpServersView, SaveMcpServerInput } from './mcp';
 import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
 
@@ -83,6 +84,8 @@ export const ErrorBody = z.object({
   field: z.string().optional(),
   /** Present with CONFIRMATION_REQUIRED: answer it by re-sending the call with its id. */
   challenge: ConfirmationChallenge.optional(),
+  /** Present with TOOL_ERROR: the tool's own answer (MCP `content`, and `structuredContent` when sent). */
+  result: z.unknown().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -119,6 +122,12 @@ export const operations = {
   getDiagnostics: { method: 'GET', path: '/diagnostics', input: NoInput, output: DiagnosticsOutput },
   setProviderEnabled: { method: 'POST', path: '/providers/enabled', input: ProviderEnabledInput, output: CatalogView },
   setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView },
+
+  // MCP servers (providers of kind mcp): config.json's mcpServers, edited from the console.
+  listMcpServers: { method: 'GET', path: '/mcp-servers', input: NoInput, output: McpServersView },
+  saveMcpServer: { method: 'PUT', path: '/mcp-servers/:name', input: SaveMcpServerInput, output: McpServersView },
+  removeMcpServer: { method: 'DELETE', path: '/mcp-servers/:name', input: McpServerNameInput, output: McpServersView },
+  reconnectProvider: { method: 'POST', path: '/providers/:name/reconnect', input: McpServerNameInput, output: McpServersView },
 
   // Sessions, tasks and the ledger.
   listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView },

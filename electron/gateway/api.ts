@@ -78,6 +78,18 @@ export function createApiHandlers(parts: {
       return view();
     },
 
+    // Not wired yet: the MCP server manager lands next.
+    listMcpServers: async () => ({ servers: [] }),
+    saveMcpServer: async ({ name }) => {
+      throw new CapstanError('NOT_FOUND', `no MCP server "${name}"`);
+    },
+    removeMcpServer: async ({ name }) => {
+      throw new CapstanError('NOT_FOUND', `no MCP server "${name}"`);
+    },
+    reconnectProvider: async ({ name }) => {
+      throw new CapstanError('NOT_FOUND', `no MCP server "${name}"`);
+    },
+
     listTasks: async (query) => tasks.view(query),
     taskAction: async (input) => {
       switch (input.action) {

@@ -21,7 +21,7 @@ describe('the README', () => {
 
   it('documents every HTTP route of the API contract', () => {
     for (const { method, path } of Object.values(operations)) {
-      const documented = path.startsWith('/discovery/') ? readme.includes(`| \`${path.slice('/discovery/'.length)}\``) : readme.includes(`${method} ${path.replace(':id', '<id>')}`);
+      const documented = path.startsWith('/discovery/') ? readme.includes(`| \`${path.slice('/discovery/'.length)}\``) : readme.includes(`${method} ${path.replace(/:(\w+)/g, '<$1>')}`);
       expect(documented, `${method} ${path}`).toBe(true);
     }
   });

@@ -1,0 +1,113 @@
+/**
+ * MCP servers as providers: the `mcpServers` entries of config.json (the shape other MCP hosts
+ * use, so an entry can be pasted), the operator's `toolPolicy`, and the management API's views.
+ * Secret-looking values never leave the gateway: views carry them masked, and a save that sends
+ * a mask back keeps the stored value.
+ */
+import { z } from 'zod';
+import { CAPABILITY_NAME_PATTERN, ProviderStatus, RiskLevel } from './capability';
+
+/** Names a server may not take: they are the builtin providers'. */
+export const RESERVED_PROVIDER_NAMES = ['builtin', 'skills'] as const;
+
+/** A server's name: its provider name and the first half of its capability ids (`everything:echo`). */
+export const McpServerName = z
+  .string()
+  .regex(CAPABILITY_NAME_PATTERN, 'must be 1-128 of [A-Za-z0-9_.-]')
+  .refine((name) => !(RESERVED_PROVIDER_NAMES as readonly string[]).includes(name), 'is reserved for a builtin provider');
+
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 600_000;
+export const DEFAULT_MCP_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+
+/** An HTTP header name (RFC 9110 token). */
+const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'is not a valid header name');
+const EnvName = z.string().regex(/^[^=\0]+$/, 'is not a valid environment variable name');
+const HttpUrl = z.string().refine((value) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an http:// or https:// URL');
+
+/**
+ * One `mcpServers` entry. Stdio servers give `command` (with `args`, `env`, `cwd`); Streamable HTTP
+ * servers give `url` (with `headers`). `type` is accepted as other hosts write it. Optional fields
+ * stay absent when not given, so a saved entry reads back as the operator wrote it.
+ */
+export const McpServerEntry = z
+  .strictObject({
+    type: z.enum(['stdio', 'http', 'streamable-http']).optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(EnvName, z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: HttpUrl.optional(),
+    headers: z.record(HeaderName, z.string()).optional(),
+    /** False: configured but not connected (default true). */
+    enabled: z.boolean().optional(),
+    /** How long any request may go unanswered; progress on a tool call restarts it (default 60 s). */
+    timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+    /** The most one tool call may take in all, progress or not (default 10 min). */
+    toolTimeoutMs: z.number().int().min(100).max(86_400_000).optional(),
+    /** The largest result accepted, as JSON bytes (default 4 MiB); larger is RESULT_TOO_LARGE. */
+    maxResultBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+  })
+  .superRefine((entry, context) => {
+    const stdio = entry.command !== undefined;
+    const http = entry.url !== undefined;
+    const problem = (message: string) => context.addIssue({ code: 'custom', message });
+    if (stdio === http) return problem('give either "command" (a stdio server) or "url" (a Streamable HTTP server)');
+    if (entry.type === 'stdio' && !stdio) return problem('"type": "stdio" needs "command"');
+    if (entry.type !== undefined && entry.type !== 'stdio' && !http) return problem(`"type": "${entry.type}" needs "url"`);
+    if (stdio && entry.headers) return problem('"headers" are for a url server; a stdio server takes "env"');
+    if (http && (entry.args || entry.env || entry.cwd)) return problem('"args", "env" and "cwd" are for a command server; a url server takes "headers"');
+  });
+export type McpServerEntry = z.infer<typeof McpServerEntry>;
+
+export const McpTransport = z.enum(['stdio', 'http']);
+export type McpTransport = z.infer<typeof McpTransport>;
+export const transportOf = (entry: McpServerEntry): McpTransport => (entry.command !== undefined ? 'stdio' : 'http');
+
+/**
+ * An operator's tightening of what Capstan decided for the tools whose ids match `pattern`
+ * (`*` matches any run of characters). It can raise risk and require confirmation or mark a tool
+ * mutating; it can never lower anything, so `needConfirm` and `mutating` only take `true`.
+ */
+export const ToolPolicyRule = z.strictObject({
+  pattern: z.string().min(1).max(300),
+  riskLevel: RiskLevel.optional(),
+  needConfirm: z.literal(true, 'can only be true: toolPolicy tightens, never loosens').optional(),
+  mutating: z.literal(true, 'can only be true: toolPolicy tightens, never loosens').optional(),
+});
+export type ToolPolicyRule = z.infer<typeof ToolPolicyRule>;
+
+/** What replaces a secret-looking value in every view; the last characters of long values follow it. */
+export const SECRET_MASK = '••••••••';
+export const isMasked = (value: string) => value.includes(SECRET_MASK);
+
+/** One server as the console sees it: its entry (secrets masked), its state, and its effective limits. */
+export const McpServerView = z.object({
+  name: z.string(),
+  transport: McpTransport,
+  /** The entry as config.json holds it, every secret-looking value masked. */
+  entry: McpServerEntry,
+  /** Which values are masked, as paths: `env.GITHUB_TOKEN`, `headers.Authorization`, `args.3`, `url`. */
+  masked: z.array(z.string()),
+  enabled: z.boolean(),
+  status: ProviderStatus,
+  /** Tools listed at the last connection (kept, unavailable, while the server is down). */
+  tools: z.number().int().nonnegative(),
+  timeoutMs: z.number().int(),
+  toolTimeoutMs: z.number().int(),
+  maxResultBytes: z.number().int(),
+});
+export type McpServerView = z.infer<typeof McpServerView>;
+
+export const McpServersView = z.object({ servers: z.array(McpServerView) });
+export type McpServersView = z.infer<typeof McpServersView>;
+
+/** Adds or replaces a server; masked values sent back unchanged keep what is stored. */
+export const SaveMcpServerInput = z.strictObject({ name: McpServerName, entry: McpServerEntry });
+export const McpServerNameInput = z.strictObject({ name: z.string().min(1).max(128) });
