@@ -121,6 +121,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     await app.register(fastifyStatic, {
       root: options.rendererDir,
       setHeaders: (reply) => reply.header('content-security-policy', `${CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`),
+      // The build keeps source maps beside the bundle for local debugging; a browser gets 404.
+      allowedPath: (path) => !/\.map$/i.test(path),
     });
   } else {
     app.get('/', async (_request, reply) =>

@@ -1,11 +1,17 @@
 /** The application menu: the usual roles, plus a way to the same console in a browser. */
-import { clipboard, Menu, type MenuItemConstructorOptions } from 'electron';
+import { app, clipboard, Menu, type MenuItemConstructorOptions } from 'electron';
 
 export function installAppMenu(consoleUrl: string | undefined): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(consoleUrl)));
 }
 
-export function menuTemplate(consoleUrl: string | undefined, platform: NodeJS.Platform = process.platform): MenuItemConstructorOptions[] {
+export interface MenuOptions {
+  platform?: NodeJS.Platform;
+  /** An installed build: no DevTools item, as its window has no DevTools (window.ts). */
+  packaged?: boolean;
+}
+
+export function menuTemplate(consoleUrl: string | undefined, { platform = process.platform, packaged = app.isPackaged }: MenuOptions = {}): MenuItemConstructorOptions[] {
   const mac = platform === 'darwin';
   return [
     ...(mac ? [{ role: 'appMenu' } as const] : []),
@@ -16,7 +22,7 @@ export function menuTemplate(consoleUrl: string | undefined, platform: NodeJS.Pl
       submenu: [
         { role: 'reload' },
         { role: 'forceReload' },
-        { role: 'toggleDevTools' },
+        ...(packaged ? [] : [{ role: 'toggleDevTools' } as const]),
         { type: 'separator' },
         { role: 'resetZoom' },
         { role: 'zoomIn' },

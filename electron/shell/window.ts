@@ -1,5 +1,5 @@
 /** The console's window: isolated, sandboxed, without Node, and unable to leave Capstan's page. */
-import { BrowserWindow, nativeTheme, type WebContents } from 'electron';
+import { app, BrowserWindow, nativeTheme, type WebContents } from 'electron';
 import { APP_NAME } from '../paths';
 import { INDEX_HTML, PRELOAD_PATH, isAppPage } from './appPage';
 
@@ -23,6 +23,9 @@ export function createMainWindow(): BrowserWindow {
       allowRunningInsecureContent: false,
       webviewTag: false,
       navigateOnDragDrop: false,
+      // An installed app opens no DevTools, so no one can be talked into pasting script into a
+      // page that holds the bridge to the host. Development builds keep them.
+      devTools: !app.isPackaged,
     },
   });
   hardenContents(window.webContents);

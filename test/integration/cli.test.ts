@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVE_ENV } from '../../electron/server';
 import { DATABASE_FILE } from '../../electron/store/database';
@@ -20,6 +20,17 @@ describe('capstan serve', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="root">');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+
+    // The build keeps source maps beside the bundle; the gateway serves the bundle, not them.
+    const assets = join(dirname(CLI), 'renderer', 'assets');
+    const map = readdirSync(assets).find((name) => name.endsWith('.js.map'));
+    if (!map) throw new Error(`no source map in ${assets} to ask for`);
+    expect((await fetch(`${serve.url}/assets/${map.slice(0, -'.map'.length)}`)).status).toBe(200);
+    for (const path of [`/assets/${map}`, `/assets/${map.slice(0, -'.map'.length)}.MAP`, `/assets/${map.replace(/\.map$/, '.%6dap')}`]) {
+      const response = await fetch(`${serve.url}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.json()).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    }
 
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });

@@ -6,12 +6,16 @@
  * (temporary data dirs), so IPC replies, the confirmation dialog and the loopback HTTP gateway run
  * end to end.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserWindow as ElectronWindow, Session } from 'electron';
+import { Ajv } from 'ajv';
+import type { Configuration } from 'electron-builder';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { ipcChannels, type CapstanBridge } from '../../shared/ipc';
 import { createIpcDispatcher } from '../../electron/gateway/ipc';
 import { startApp, type Shell } from '../../electron/shell/app';
@@ -62,6 +66,8 @@ const fake = await vi.hoisted(async () => {
   const journal: string[] = [];
   const app = Object.assign(new EventEmitter(), {
     lockAvailable: true,
+    /** Electron's own flag: true in an installed build. */
+    isPackaged: false,
     setName: vi.fn(),
     setPath: (name: string, value: string) => {
       journal.push(`setPath ${name} ${value}`);
@@ -174,6 +180,17 @@ describe('the window', () => {
     expect(webPreferences.experimentalFeatures).not.toBe(true);
   });
 
+  it('has DevTools in development builds only', () => {
+    expect(window.options.webPreferences.devTools).toBe(true);
+    app.isPackaged = true;
+    try {
+      const installed = createMainWindow() as unknown as FakeWindow;
+      expect(installed.options.webPreferences.devTools).toBe(false);
+    } finally {
+      app.isPackaged = false;
+    }
+  });
+
   it('loads the built console next to the preload, and that page is the trusted one', () => {
     const { preload } = window.options.webPreferences as { preload: string };
     expect(window.loaded).toHaveLength(1);
@@ -202,6 +219,40 @@ describe('the window', () => {
     const attach = { preventDefault: vi.fn() };
     window.webContents.emit('will-attach-webview', attach, {}, {});
     expect(attach.preventDefault).toHaveBeenCalled();
+  });
+});
+
+describe('the packaged app', () => {
+  const config = parseYaml(readFileSync(new URL('../../build/electron-builder.yml', import.meta.url), 'utf8')) as Configuration;
+
+  it('flips every Electron fuse a packaged Capstan can do without', () => {
+    // Every fuse named, by electron-builder's own option names: a new one fails to compile here.
+    const fuses = {
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      onlyLoadAppFromAsar: true,
+      enableEmbeddedAsarIntegrityValidation: true,
+      enableCookieEncryption: true,
+      // The window loads index.html's ES modules from file://, which needs Electron's file privileges.
+      grantFileProtocolExtraPrivileges: true,
+      loadBrowserProcessSpecificV8Snapshot: false,
+    } satisfies Required<Omit<NonNullable<Configuration['electronFuses']>, 'resetAdHocDarwinSignature'>>;
+    expect(config.electronFuses).toEqual(fuses);
+    // onlyLoadAppFromAsar needs an asar, electron-builder's default.
+    expect(config.asar ?? true).toBe(true);
+  });
+
+  it('is a configuration electron-builder accepts, by its own schema', () => {
+    // The schema electron-builder itself checks its configuration with.
+    const schemaPath = createRequire(createRequire(import.meta.url).resolve('electron-builder')).resolve('app-builder-lib/scheme.json');
+    const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as object;
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+    expect(validate(config), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('leaves source maps out of the package', () => {
+    expect(config.files).toContain('!**/*.map');
   });
 });
 
@@ -234,7 +285,7 @@ describe('permissions', () => {
 describe('the menu', () => {
   it('has quit, editing, reload, devtools, zoom, window and help, and copies the browser console URL', () => {
     const url = 'http://127.0.0.1:7077/#token=menu';
-    const template = menuTemplate(url, 'linux') as MenuItem[];
+    const template = menuTemplate(url, { platform: 'linux', packaged: false }) as MenuItem[];
     const roles = (items: MenuItem[] | undefined): string[] => (items ?? []).flatMap((item) => [item.role ?? '', ...roles(item.submenu)]);
     expect(template.map((item) => item.label ?? item.role)).toEqual(['File', 'editMenu', 'View', 'windowMenu', 'help']);
     expect(roles(template)).toEqual(expect.arrayContaining(['quit', 'reload', 'toggleDevTools', 'resetZoom', 'zoomIn', 'zoomOut', 'about']));
@@ -246,9 +297,22 @@ describe('the menu', () => {
   });
 
   it('follows macOS conventions there, and disables the copy without a gateway', () => {
-    const mac = menuTemplate(undefined, 'darwin') as MenuItem[];
+    const mac = menuTemplate(undefined, { platform: 'darwin' }) as MenuItem[];
     expect(mac[0]).toEqual({ role: 'appMenu' });
     expect(mac.find((item) => item.role === 'help')?.submenu).toEqual([expect.objectContaining({ enabled: false })]);
+  });
+
+  it('offers DevTools only when the app is not packaged, as its window has none then', () => {
+    const roles = (items: MenuItem[] | undefined): string[] => (items ?? []).flatMap((item) => [item.role ?? '', ...roles(item.submenu)]);
+    expect(roles(menuTemplate(undefined, { platform: 'linux', packaged: true }) as MenuItem[])).not.toContain('toggleDevTools');
+    // Unless told, it asks Electron.
+    expect(roles(menuTemplate(undefined, { platform: 'linux' }) as MenuItem[])).toContain('toggleDevTools');
+    app.isPackaged = true;
+    try {
+      expect(roles(menuTemplate(undefined, { platform: 'linux' }) as MenuItem[])).not.toContain('toggleDevTools');
+    } finally {
+      app.isPackaged = false;
+    }
   });
 });
 
