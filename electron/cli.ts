@@ -20,7 +20,9 @@ Commands:
            flag            or environment
            --port N        CAPSTAN_PORT         port to listen on (default 7077; 0 = any free port)
            --host H        CAPSTAN_HOST         address to bind (default 127.0.0.1)
-           --token T       CAPSTAN_TOKEN        API bearer token (default: random)
+           --token T       CAPSTAN_TOKEN        API bearer token, 16 or more characters (default:
+                                                random); as a flag, other local users can see it
+           --token-file F  CAPSTAN_TOKEN_FILE   read the token from file F, keep it chmod 600
            --data-dir DIR  CAPSTAN_DATA_DIR     where the database, config.json and skills/ live
                                                 (default: the per-user app-data folder)
            --skills-dir D  CAPSTAN_SKILLS_DIRS  another folder of <name>/SKILL.md skills; the flag

@@ -4,6 +4,7 @@
  * started from them for a host.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyBaseLogger } from 'fastify';
@@ -22,6 +23,7 @@ export const SERVE_ENV = {
   port: 'CAPSTAN_PORT',
   host: 'CAPSTAN_HOST',
   token: 'CAPSTAN_TOKEN',
+  'token-file': 'CAPSTAN_TOKEN_FILE',
   'data-dir': 'CAPSTAN_DATA_DIR',
   'skills-dir': 'CAPSTAN_SKILLS_DIRS',
   'log-level': 'CAPSTAN_LOG_LEVEL',
@@ -29,6 +31,14 @@ export const SERVE_ENV = {
 
 /** A bad flag or environment variable: `capstan` prints it and exits with 2, Electron shows it in its error dialog. */
 export class UsageError extends Error {}
+
+/**
+ * The shortest token accepted from any source: 16 characters of even a short alphabet put
+ * guessing it over loopback far out of reach. The random default has 32.
+ */
+export const MIN_TOKEN_LENGTH = 16;
+/** Characters that reach the gateway unchanged in an `Authorization` header: printable ASCII, no spaces. */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
 export interface ServeOptions {
   port: number;
@@ -40,26 +50,44 @@ export interface ServeOptions {
   logLevel: LogLevel;
 }
 
+export interface ParseOptions {
+  /** Refuse unknown flags and arguments; false for Electron, whose command line carries Chromium's flags too. */
+  strict?: boolean;
+  /** Where a warning about a risky but accepted option goes; stderr unless a test listens. */
+  warn?: (message: string) => void;
+}
+
 /**
  * Flags first, then the environment, then defaults. Strict (the CLI) refuses unknown flags and
  * arguments; Electron passes `strict: false` because Chromium's own flags share its command line.
  * An empty value counts as not given, so `CAPSTAN_TOKEN=` still means a random token.
  */
-export function parseServeOptions(args: readonly string[], env: NodeJS.ProcessEnv, { strict = true } = {}): ServeOptions {
+export function parseServeOptions(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  { strict = true, warn = (message) => void process.stderr.write(`capstan: warning: ${message}\n`) }: ParseOptions = {},
+): ServeOptions {
   const flags = readFlags(args, strict);
-  /** The flag's value, else its environment variable's, with its source for error messages. */
-  const given = (flag: Exclude<keyof typeof SERVE_ENV, 'skills-dir'>): Given | undefined => {
+  type Name = Exclude<keyof typeof SERVE_ENV, 'skills-dir'>;
+  const fromFlag = (flag: Name): Given | undefined => {
     const value = flags[flag];
     // Only a lenient parse lets a string flag through without its value.
     if (value === true) throw new UsageError(`--${flag} needs a value`);
-    if (typeof value === 'string' && value !== '') return { value, from: `--${flag}` };
-    const fromEnv = env[SERVE_ENV[flag]];
-    return fromEnv ? { value: fromEnv, from: SERVE_ENV[flag] } : undefined;
+    return typeof value === 'string' && value !== '' ? { value, from: `--${flag}` } : undefined;
   };
+  const fromEnv = (flag: Name): Given | undefined => {
+    const value = env[SERVE_ENV[flag]];
+    return value ? { value, from: SERVE_ENV[flag] } : undefined;
+  };
+  /** The flag's value, else its environment variable's, with its source for error messages. */
+  const given = (flag: Name): Given | undefined => fromFlag(flag) ?? fromEnv(flag);
+  // The token has two flags and two variables; either flag wins over both variables.
+  const tokenFlags = [fromFlag('token'), fromFlag('token-file')] as const;
+  const [token, tokenFile] = tokenFlags.some(Boolean) ? tokenFlags : [fromEnv('token'), fromEnv('token-file')];
   return {
     port: parsePort(given('port')),
     address: given('host')?.value ?? DEFAULT_ADDRESS,
-    token: given('token')?.value ?? randomBytes(24).toString('base64url'),
+    token: parseToken(token, tokenFile, warn),
     dataDir: given('data-dir')?.value ?? defaultDataDir(env),
     skillsDirs: parseSkillsDirs(flags['skills-dir'], env[SERVE_ENV['skills-dir']]),
     logLevel: parseLogLevel(given('log-level')),
@@ -82,6 +110,7 @@ function readFlags(args: readonly string[], strict: boolean): Record<string, Fla
         port: { type: 'string' },
         host: { type: 'string' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         'data-dir': { type: 'string' },
         'skills-dir': { type: 'string', multiple: true },
         'log-level': { type: 'string' },
@@ -101,6 +130,48 @@ function parsePort(given: Given | undefined): number {
   const port = /^\d{1,5}$/.test(given.value) ? Number(given.value) : Number.NaN;
   if (!(port <= 65535)) throw new UsageError(`${given.from} must be an integer from 0 to 65535, got "${given.value}"`);
   return port;
+}
+
+/**
+ * The API token, from exactly one place, else a random one. A token on the command line works but
+ * is visible to every local user in the process list, hence the warning; a file or the
+ * environment is not. The token itself never appears in a message.
+ */
+function parseToken(token: Given | undefined, file: Given | undefined, warn: (message: string) => void): string {
+  if (token && file) throw new UsageError(`${token.from} and ${file.from} both give the token; keep one`);
+  if (token?.from === '--token') {
+    warn(`--token is visible to other local users in the process list; prefer --token-file FILE or ${SERVE_ENV.token}`);
+  }
+  const source = file ?? token;
+  if (!source) return randomBytes(24).toString('base64url');
+  const value = file ? readTokenFile(file, warn) : source.value;
+  if (value.length < MIN_TOKEN_LENGTH) {
+    throw new UsageError(`${source.from}: the token must be at least ${MIN_TOKEN_LENGTH} characters, got ${value.length}`);
+  }
+  if (!TOKEN_PATTERN.test(value)) throw new UsageError(`${source.from}: the token may hold only printable ASCII characters, without spaces`);
+  return value;
+}
+
+/**
+ * Reads the token file once, at start, without its line ending (`echo`, editors). A regular file
+ * that others may read or write is still used, but the operator hears about it (POSIX modes only:
+ * Windows has ACLs instead).
+ */
+function readTokenFile({ value: path, from }: Given, warn: (message: string) => void): string {
+  let stats: Stats;
+  let text: string;
+  try {
+    stats = statSync(path);
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${from}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (process.platform !== 'win32' && stats.isFile() && (stats.mode & 0o077) !== 0) {
+    warn(`${path} can be read or written by other users (mode ${(stats.mode & 0o777).toString(8)}); chmod 600 it`);
+  }
+  const token = text.replace(/\r?\n$/, '');
+  if (token === '') throw new UsageError(`${from}: ${path} is empty`);
+  return token;
 }
 
 /** Repeated flags replace the variable; the variable lists folders as PATH does (`:`, or `;` on Windows). */
@@ -157,8 +228,13 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
   }
 }
 
-/** The line an operator (or a test) reads to open the console; the token rides in its fragment. */
-export function announce(gateway: HttpGateway, host: Host): void {
-  process.stdout.write(`Capstan console: ${gateway.consoleUrl}\n`);
+/**
+ * The line an operator (or a test) reads to open the console. `capstan serve` puts the token in
+ * its fragment: that line is how its operator gets in. The desktop app prints the address alone
+ * (`withToken: false`): its window needs no token, Help → Copy Browser Console URL gives the full
+ * URL on request, and so the token stays out of terminals and launchers' logs.
+ */
+export function announce(gateway: HttpGateway, host: Host, { withToken = true } = {}): void {
+  process.stdout.write(`Capstan console: ${withToken ? gateway.consoleUrl : `${gateway.url}/`}\n`);
   host.logger.info({ url: gateway.url, dataDir: host.dataDir }, 'gateway listening');
 }

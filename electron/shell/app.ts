@@ -66,7 +66,8 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
     logger.error({ err: error }, 'the HTTP gateway could not start; the window still works');
     return undefined;
   });
-  if (gateway) announce(gateway, host);
+  // The address only: the token reaches a browser through Help → Copy Browser Console URL.
+  if (gateway) announce(gateway, host, { withToken: false });
   app.setAboutPanelOptions({ applicationName: APP_NAME, applicationVersion: app.getVersion() });
   installAppMenu(gateway?.consoleUrl);
   window = createMainWindow();

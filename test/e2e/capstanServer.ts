@@ -32,11 +32,12 @@ export interface StartOptions {
 
 export async function startCapstan(dataDir: string, { args: extraArgs = [], port = 0, token = randomToken() }: StartOptions = {}): Promise<CapstanServer> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests`);
-  const args = [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--token', token, '--log-level', 'warn', ...extraArgs];
+  const args = [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
-    // Every option is a flag here; a CAPSTAN_* variable in the runner's environment must not add to them.
-    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_'))),
+    // The token goes where an operator should put it, out of the process list; no other CAPSTAN_*
+    // variable of the runner's environment may add to the flags.
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_'))), CAPSTAN_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -12,9 +12,11 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('capstan serve', () => {
   it('prints one console URL carrying the token, serves the API and the console, and exits cleanly on SIGTERM', async () => {
-    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'cli-secret']);
-    expect(serve.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=cli-secret$/);
-    const tools = await fetch(`${serve.url}/tools`, { headers: { authorization: 'Bearer cli-secret' } });
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'cli-secret-0123456789']);
+    expect(serve.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=cli-secret-0123456789$/);
+    // The flag works, with a warning: a command line is there for every local user to read.
+    expect(serve.stderr()).toMatch(/^capstan: warning: --token is visible to other local users in the process list/m);
+    const tools = await fetch(`${serve.url}/tools`, { headers: { authorization: 'Bearer cli-secret-0123456789' } });
     expect(tools.status).toBe(200);
     const page = await fetch(`${serve.url}/`);
     expect(page.status).toBe(200);
@@ -37,11 +39,21 @@ describe('capstan serve', () => {
     expect(serve.stderr()).toContain('shutting down');
   });
 
-  it('takes the token from CAPSTAN_TOKEN, or makes a random one, and exits cleanly on SIGINT', async () => {
-    const fromEnv = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'env-token' });
-    expect(fromEnv.token).toBe('env-token');
+  it('takes the token from CAPSTAN_TOKEN or a token file without a warning, or makes a random one, and exits cleanly on SIGINT', async () => {
+    const fromEnv = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'env-token-0123456789' });
+    expect(fromEnv.token).toBe('env-token-0123456789');
     fromEnv.child.kill('SIGINT');
     expect((await fromEnv.exited).code).toBe(0);
+    expect(fromEnv.stderr()).not.toContain('warning');
+
+    const tokenFile = join(dataDir, 'token');
+    writeFileSync(tokenFile, 'file-token-0123456789\n', { mode: 0o600 });
+    const fromFile = await startServe(['--port', '0', '--data-dir', dataDir, '--token-file', tokenFile]);
+    expect(fromFile.token).toBe('file-token-0123456789');
+    expect((await fetch(`${fromFile.url}/tools`, { headers: { authorization: 'Bearer file-token-0123456789' } })).status).toBe(200);
+    fromFile.child.kill('SIGINT');
+    expect((await fromFile.exited).code).toBe(0);
+    expect(fromFile.stderr()).not.toContain('warning');
 
     const random = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: '' });
     expect(random.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -58,6 +70,22 @@ describe('capstan serve', () => {
     }
   });
 
+  it('refuses a token shorter than 16 characters or an unreadable token file with exit code 2, never repeating the token', () => {
+    const shortFile = join(dataDir, 'short-token');
+    writeFileSync(shortFile, 'too-short\n');
+    const refusals = [
+      [['--token', 'too-short'], /^capstan serve: --token: the token must be at least 16 characters, got 9$/m],
+      [['--token-file', shortFile], /^capstan serve: --token-file: the token must be at least 16 characters, got 9$/m],
+      [['--token-file', join(dataDir, 'no-such-file')], /^capstan serve: --token-file: cannot read .*no-such-file \(ENOENT\)$/m],
+    ] as const;
+    for (const [args, reason] of refusals) {
+      const result = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...args], { encoding: 'utf8' });
+      expect(result.status, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(reason);
+      expect(result.stderr).not.toMatch(/too-short(?!\w)/);
+    }
+  });
+
   it('reads each option from its environment variable when the flag is absent', async () => {
     const ownDataDir = mkdtempSync(join(tmpdir(), 'capstan-cli-env-'));
     const skills = join(ownDataDir, 'extra-skills');
@@ -66,14 +94,14 @@ describe('capstan serve', () => {
     const serve = await startServe([], {
       CAPSTAN_PORT: '0',
       CAPSTAN_HOST: '127.0.0.1',
-      CAPSTAN_TOKEN: 'env-all',
+      CAPSTAN_TOKEN: 'env-all-0123456789',
       CAPSTAN_DATA_DIR: ownDataDir,
       CAPSTAN_SKILLS_DIRS: skills,
       CAPSTAN_LOG_LEVEL: 'warn',
     });
     try {
-      expect(serve.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=env-all$/);
-      const catalog = await fetch(`${serve.url}/catalog`, { headers: { authorization: 'Bearer env-all' } });
+      expect(serve.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=env-all-0123456789$/);
+      const catalog = await fetch(`${serve.url}/catalog`, { headers: { authorization: 'Bearer env-all-0123456789' } });
       expect(JSON.stringify(await catalog.json())).toContain('release-notes');
       expect(existsSync(join(ownDataDir, DATABASE_FILE))).toBe(true);
       // At warn, the info line that announces the gateway is not written.
@@ -86,10 +114,10 @@ describe('capstan serve', () => {
   });
 
   it('refuses a bad environment variable by name, as it refuses a bad flag', () => {
-    for (const [name, value] of [['CAPSTAN_PORT', 'many'], ['CAPSTAN_LOG_LEVEL', 'loud']] as const) {
+    for (const [name, value] of [['CAPSTAN_PORT', 'many'], ['CAPSTAN_LOG_LEVEL', 'loud'], ['CAPSTAN_TOKEN', 'too-short']] as const) {
       const result = spawnSync(process.execPath, [CLI, 'serve'], { encoding: 'utf8', env: { ...process.env, [name]: value } });
       expect(result.status, name).toBe(2);
-      expect(result.stderr, name).toContain(`capstan serve: ${name} must be`);
+      expect(result.stderr, name).toMatch(new RegExp(`^capstan serve: ${name}\\b.* must be`));
     }
   });
 
@@ -100,7 +128,7 @@ describe('capstan serve', () => {
   });
 
   it('reports a port already in use and exits with 1', async () => {
-    const first = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 't']);
+    const first = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'cli-token-0123456789']);
     const port = new URL(first.url).port;
     const second = spawnSync(process.execPath, [CLI, 'serve', '--port', port, '--data-dir', dataDir], { encoding: 'utf8' });
     expect(second.status).toBe(1);
@@ -113,7 +141,7 @@ describe('capstan serve', () => {
 describe('capstan serve shutdown', () => {
   it('exits at once on SIGTERM even with an idle connection and a half-sent request open', async () => {
     const { connect } = await import('node:net');
-    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 't']);
+    const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'cli-token-0123456789']);
     const { hostname, port } = new URL(serve.url);
     const idle = connect(Number(port), hostname);
     const partial = connect(Number(port), hostname);

@@ -15,9 +15,12 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('the built Electron entry', () => {
   it('starts the host and the loopback gateway, which answers a tool call', async () => {
-    const app = await startElectronMainWithStandIn(['--port', '0', '--data-dir', dataDir, '--token', 'bundle-token-0123456789']);
+    const token = 'bundle-token-0123456789';
+    const app = await startElectronMainWithStandIn(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: token });
     try {
-      const headers = { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' };
+      // The desktop app prints where it listens, never its token.
+      expect(app.consoleUrl).toBe(`${app.url}/`);
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const tools = (await (await fetch(`${app.url}/tools`, { headers })).json()) as { tools: { name: string }[] };
       expect(tools.tools.map((tool) => tool.name)).toContain('time_now');
       // A call hashes its arguments and result (canonical JSON), which a broken interop breaks.

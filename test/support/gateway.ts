@@ -1,4 +1,5 @@
 /** Starts a real gateway on an ephemeral loopback port over a fresh data dir, capturing its logs. */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ export async function startTestGateway(options: { dataDir?: string; skillsDirs?:
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}) });
-  const token = `test-${Math.random().toString(36).slice(2)}`;
+  const token = `test-${randomBytes(12).toString('hex')}`;
   const gateway = await startServer(host, { address: '127.0.0.1', port: 0, token, logger });
 
   const request: TestGateway['request'] = (path, init = {}) =>

@@ -477,7 +477,7 @@ describe('the app', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'capstan-electron-'));
     // The same variables as `capstan serve`; port 0 keeps the test off 7077.
-    env = { CAPSTAN_DATA_DIR: dataDir, CAPSTAN_PORT: '0', CAPSTAN_TOKEN: 'electron-test-token', CAPSTAN_LOG_LEVEL: 'silent' };
+    env = { CAPSTAN_DATA_DIR: dataDir, CAPSTAN_PORT: '0', CAPSTAN_TOKEN: 'electron-test-token-0123', CAPSTAN_LOG_LEVEL: 'silent' };
     const windowsBefore = BrowserWindow.created.length;
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       printed += String(chunk);
@@ -533,19 +533,19 @@ describe('the app', () => {
     expect(check?.({}, 'clipboard-sanitized-write', 'file:///', { requestingUrl: APP_URL, isMainFrame: true })).toBe(true);
   });
 
-  it('serves the same host over loopback HTTP and prints its console URL', async () => {
+  it('serves the same host over loopback HTTP and prints its address, never its token', async () => {
     const { gateway } = shell;
     if (!gateway) throw new Error('no HTTP gateway');
     expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(printed).toContain(`Capstan console: ${gateway.consoleUrl}`);
-    expect(gateway.consoleUrl).toContain('electron-test-token');
+    expect(printed).toBe(`Capstan console: ${gateway.url}/\n`);
+    expect(gateway.consoleUrl).toContain('electron-test-token-0123');
 
     // A note written over IPC is found over HTTP: one host behind both.
     const added = await invoke('capstan:callTool', { tool: 'note_add', arguments: { title: 'IPC note', body: 'written through the window' } });
     expect(added).toMatchObject({ ok: true, value: { ok: true } });
     const response = await fetch(`${gateway.url}/tools/call`, {
       method: 'POST',
-      headers: { authorization: 'Bearer electron-test-token', 'content-type': 'application/json' },
+      headers: { authorization: 'Bearer electron-test-token-0123', 'content-type': 'application/json' },
       body: JSON.stringify({ tool: 'note_search', arguments: { query: 'window' } }),
     });
     expect(response.status).toBe(200);
@@ -607,11 +607,13 @@ describe('the app', () => {
     app.exit.mockClear();
     expect(await startApp(['--port', 'seventy'], env)).toBeUndefined();
     expect(await startApp([], { ...env, CAPSTAN_PORT: 'many' })).toBeUndefined();
-    expect(fake.errors.slice(-2)).toEqual([
+    expect(await startApp([], { ...env, CAPSTAN_TOKEN: 'short-token' })).toBeUndefined();
+    expect(fake.errors.slice(-3)).toEqual([
       ['Capstan could not start', '--port must be an integer from 0 to 65535, got "seventy"'],
       ['Capstan could not start', 'CAPSTAN_PORT must be an integer from 0 to 65535, got "many"'],
+      ['Capstan could not start', 'CAPSTAN_TOKEN: the token must be at least 16 characters, got 11'],
     ]);
-    expect(app.exit.mock.calls).toEqual([[1], [1]]);
+    expect(app.exit.mock.calls).toEqual([[1], [1], [1]]);
     expect(fake.journal).toHaveLength(journalBefore);
   });
 
