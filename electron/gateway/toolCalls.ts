@@ -50,7 +50,7 @@ export function createToolCaller({ catalog, confirmations, tasks, ledger }: Part
         mutating: contract.mutating,
         timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         details: { argumentsDigest, reference: { id: contract.id, catalogGeneration: catalog.generation, contractHash, bindingGeneration } },
-        confirm: contract.needConfirm ? () => redeemConfirmation(confirmations, call, argumentsDigest) : undefined,
+        confirm: contract.needConfirm ? () => redeemConfirmation(confirmations, call, task.sessionId, argumentsDigest) : undefined,
       },
       (signal) => tool.definition.run(call.arguments, { signal, requestId }),
     );
@@ -62,16 +62,17 @@ export function createToolCaller({ catalog, confirmations, tasks, ledger }: Part
 
 /**
  * The HTTP confirmation round trip: a call without a valid challenge answer is refused with a
- * new challenge bound to the tool and the exact arguments; a redeemed one is what gets recorded.
+ * new challenge bound to the tool, the exact arguments and the session the call runs in (the
+ * task's, so a call naming only its task is bound as well); a redeemed one is what gets recorded.
  */
-function redeemConfirmation(confirmations: Confirmations, call: ToolCall, argumentsDigest: string): Record<string, unknown> {
+function redeemConfirmation(confirmations: Confirmations, call: ToolCall, sessionId: string, argumentsDigest: string): Record<string, unknown> {
   let reason = 'this tool needs an operator confirmation';
   if (call.confirmation !== undefined) {
-    const outcome = confirmations.redeem(call.confirmation, call.tool, call.arguments);
+    const outcome = confirmations.redeem(call.confirmation, call.tool, call.arguments, sessionId);
     if (outcome.ok) return { challengeId: call.confirmation, argumentsDigest };
     reason = outcome.reason;
   }
-  const challenge = confirmations.issue(call.tool, call.arguments);
+  const challenge = confirmations.issue(call.tool, call.arguments, sessionId);
   throw new CapstanError('CONFIRMATION_REQUIRED', `${reason}; re-send the same call with "confirmation": "${challenge.id}" before ${challenge.expiresAt}`, {
     challenge,
   });

@@ -288,3 +288,36 @@ describe('error codes', () => {
     );
   });
 });
+
+describe('confirmation bound to its session', () => {
+  const args = () => ({ url: `${target.url}/session-bound`, method: 'GET' });
+  const challengeOf = (body: { error?: Record<string, unknown> }) => (body.error?.challenge as { id: string }).id;
+
+  it('refuses a challenge issued in one session when another session presents it, and runs nothing', async () => {
+    const asked = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'session-a' });
+    expect(asked.status).toBe(428);
+    const stolen = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'session-b', confirmation: challengeOf(asked.body) });
+    expect(stolen.status).toBe(428);
+    expect(stolen.body.error).toMatchObject({ code: 'CONFIRMATION_REQUIRED', message: expect.stringContaining('issued in another session') });
+    // A wrong presentation burns the challenge, as a wrong tool or arguments does.
+    const late = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'session-a', confirmation: challengeOf(asked.body) });
+    expect(late.status).toBe(428);
+    expect(target.hits.filter((hit) => hit.url === '/session-bound')).toEqual([]);
+  });
+
+  it('runs the call re-sent with its challenge in the session that asked, the default one included', async () => {
+    const asked = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'session-a' });
+    const confirmed = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'session-a', confirmation: challengeOf(asked.body) });
+    expect(confirmed.status).toBe(200);
+    expect(target.hits.filter((hit) => hit.url === '/session-bound')).toHaveLength(1);
+
+    // The console's calls name no session: they run in the default one, "operator", both times.
+    const fromConsole = await gw.call({ tool: 'http_check', arguments: args() });
+    const inOperator = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'operator', confirmation: challengeOf(fromConsole.body) });
+    expect(inOperator.status).toBe(200);
+    const elsewhere = await gw.call({ tool: 'http_check', arguments: args(), sessionId: 'session-a' });
+    const intoDefault = await gw.call({ tool: 'http_check', arguments: args(), confirmation: challengeOf(elsewhere.body) });
+    expect(intoDefault.status).toBe(428);
+    expect(target.hits.filter((hit) => hit.url === '/session-bound')).toHaveLength(2);
+  });
+});
