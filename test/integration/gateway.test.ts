@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { asCapstanError, errorEnvelope } from '../../electron/gateway/api';
 import { BODY_LIMIT_BYTES } from '../../electron/gateway/http';
 import { errorCodes } from '../../shared/errors';
 import { startTestGateway, type TestGateway } from '../support/gateway';
@@ -319,5 +321,81 @@ describe('confirmation bound to its session', () => {
     const intoDefault = await gw.call({ tool: 'http_check', arguments: args(), confirmation: challengeOf(elsewhere.body) });
     expect(intoDefault.status).toBe(428);
     expect(target.hits.filter((hit) => hit.url === '/session-bound')).toHaveLength(2);
+  });
+});
+
+describe('logs carry codes, never argument values', () => {
+  let own: TestGateway;
+  const secret = (n: number) => `sk-live-SECRET${n}-${Math.random().toString(36).slice(2)}`;
+
+  beforeAll(async () => {
+    own = await startTestGateway({ config: { grants: [{ pattern: 'builtin:*', authority: 'execute' }, { pattern: 'leaky:*', authority: 'execute' }] } });
+    // A tool whose exception quotes its input, as real tools' exceptions often do.
+    const echoesInput = testTool({
+      name: 'echoes_input',
+      description: 'Throws an error that quotes its argument',
+      run: (args) => {
+        throw new Error(`could not use ${JSON.stringify(args)}`);
+      },
+    });
+    await own.host.catalog.addProvider({ name: 'leaky', kind: 'builtin', load: () => ({ tools: [echoesInput], skills: [], diagnostics: [] }) });
+  });
+  afterAll(() => own?.stop());
+
+  it('keeps each failure’s message for the client and logs its code, field and requestId instead', async () => {
+    const secrets: string[] = [];
+    /** Sends one failing request with a fresh secret in it; the client's message may quote it. */
+    const fail = async (make: (value: string) => { body: unknown; headers?: Record<string, string> }, code: string) => {
+      const value = secret(secrets.length);
+      secrets.push(value);
+      const { body, headers } = make(value);
+      const response = await own.request('/tools/call', { method: 'POST', body, ...(headers ? { headers } : {}) });
+      const envelope = (await response.json()) as { requestId: string; error: { code: string; message: string } };
+      expect(envelope.error.code, JSON.stringify(body)).toBe(code);
+      return envelope;
+    };
+
+    const zone = await fail((value) => ({ body: { tool: 'time_now', arguments: { timezone: `Mars/${value}` }, requestId: 'leak-zone' } }), 'ARGUMENT_INVALID');
+    expect(zone.error.message).toContain('Mars/sk-live-');
+    await fail((value) => ({ body: { tool: 'http_check', arguments: { url: `not a url ${value}` } } }), 'ARGUMENT_INVALID');
+    await fail((value) => ({ body: { tool: 'http_check', arguments: { url: 'http://127.0.0.1:1/', method: value } } }), 'ARGUMENT_INVALID');
+    await fail((value) => ({ body: { tool: 'note_search', arguments: { query: 'x', extra: value } } }), 'ARGUMENT_INVALID');
+    await fail((value) => ({ body: { tool: 'todo_add', arguments: { title: 'x', due: value } } }), 'ARGUMENT_INVALID');
+    await fail((value) => ({ body: { tool: value } }), 'TOOL_NOT_FOUND');
+    await fail((value) => ({ body: `{"tool":"time_now","arguments":{"timezone":"${value}"` }), 'BAD_REQUEST');
+    await fail((value) => ({ body: { tool: 'time_now', arguments: { timezone: 'UTC' }, [value]: true } }), 'BAD_REQUEST');
+    await fail((value) => ({ body: { tool: 'time_now', sessionId: { value } } }), 'BAD_REQUEST');
+    await fail((value) => ({ body: '{}', headers: { 'content-type': `application/${value}` } }), 'BAD_REQUEST');
+    const thrown = await fail((value) => ({ body: { tool: 'echoes_input', arguments: { password: value }, requestId: 'leak-tool' } }), 'TOOL_FAILED');
+    expect(thrown.error.message).toContain('sk-live-');
+    // http_check asks first; confirmed, it refuses a URL with credentials, and then a loopback
+    // destination this gateway does not allow (no request leaves either way).
+    const refusals = [
+      [(value: string) => `http://user:${value}@127.0.0.1:1/`, 'ARGUMENT_INVALID'],
+      [(value: string) => `http://127.0.0.1:1/${value}`, 'DESTINATION_REFUSED'],
+    ] as const;
+    for (const [url, code] of refusals) {
+      const asked = await fail((value) => ({ body: { tool: 'http_check', arguments: { url: url(value) } } }), 'CONFIRMATION_REQUIRED');
+      const { id } = (asked.error as unknown as { challenge: { id: string } }).challenge;
+      const refused = await own.call({ tool: 'http_check', arguments: { url: url(secrets.at(-1)!) }, confirmation: id });
+      expect(refused.body.error?.code).toBe(code);
+    }
+
+    const logged = own.logs.map((line) => JSON.stringify(line));
+    for (const value of secrets) expect(logged.filter((line) => line.includes(value)), value).toEqual([]);
+    expect(own.logs).toContainEqual(expect.objectContaining({ requestId: 'leak-zone', code: 'ARGUMENT_INVALID', field: 'timezone' }));
+    expect(own.logs).toContainEqual(expect.objectContaining({ requestId: 'leak-tool', code: 'TOOL_FAILED' }));
+  });
+
+  it('logs a gateway fault with its type and stack frames, not its message', () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }).child({ requestId: 'fault-1' });
+    const value = secret(99);
+    const envelope = errorEnvelope(asCapstanError(new TypeError(`cannot handle ${value}`)), { requestId: 'fault-1', log });
+    expect(envelope.error).toEqual({ code: 'INTERNAL_ERROR', message: 'INTERNAL_ERROR: the gateway could not complete this request' });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 50, requestId: 'fault-1', code: 'INTERNAL_ERROR', fault: { type: 'TypeError', stack: expect.stringMatching(/^at .*gateway\.test\.ts/) } }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(value);
   });
 });
