@@ -39,13 +39,21 @@ describe('capstan serve', () => {
     expect(serve.stderr()).toContain('shutting down');
   });
 
-  it('takes the token from CAPSTAN_TOKEN or a token file without a warning, or makes a random one, and exits cleanly on SIGINT', async () => {
+  it('takes the token from CAPSTAN_TOKEN without a warning, or makes a random one, and exits cleanly on SIGINT', async () => {
     const fromEnv = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'env-token-0123456789' });
     expect(fromEnv.token).toBe('env-token-0123456789');
     fromEnv.child.kill('SIGINT');
     expect((await fromEnv.exited).code).toBe(0);
     expect(fromEnv.stderr()).not.toContain('warning');
 
+    const random = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: '' });
+    expect(random.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect((await fetch(`${random.url}/tools`, { headers: { authorization: `Bearer ${random.token}` } })).status).toBe(200);
+    random.child.kill('SIGINT');
+    expect((await random.exited).code).toBe(0);
+  });
+
+  it('reads the token from --token-file without a warning', async () => {
     const tokenFile = join(dataDir, 'token');
     writeFileSync(tokenFile, 'file-token-0123456789\n', { mode: 0o600 });
     const fromFile = await startServe(['--port', '0', '--data-dir', dataDir, '--token-file', tokenFile]);
@@ -54,12 +62,6 @@ describe('capstan serve', () => {
     fromFile.child.kill('SIGINT');
     expect((await fromFile.exited).code).toBe(0);
     expect(fromFile.stderr()).not.toContain('warning');
-
-    const random = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: '' });
-    expect(random.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect((await fetch(`${random.url}/tools`, { headers: { authorization: `Bearer ${random.token}` } })).status).toBe(200);
-    random.child.kill('SIGINT');
-    expect((await random.exited).code).toBe(0);
   });
 
   it('rejects bad options with a usage error and exit code 2', () => {
