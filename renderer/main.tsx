@@ -3,6 +3,8 @@ import './styles/theme.css';
 import './styles/layout.css';
 import './styles/components.css';
 import './styles/activity.css';
+import './styles/results.css';
+import './styles/providers.css';
 import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

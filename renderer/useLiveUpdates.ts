@@ -3,7 +3,8 @@
  * whole app, routed to the features they concern. It lives beside App.tsx because it knows
  * every feature; api/ below it knows none. A catalog event (a skill written, a provider switched, a capability revoked)
  * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
- * (gathered once per animation frame). Event types this console does not know are ignored.
+ * (gathered once per animation frame); progress events feed the running calls' bars until their
+ * call_finished entry arrives. Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import type { LedgerEntry } from '../shared/ledger';
 import { refreshCatalog, useTransport } from './api/hooks';
 import type { LiveStatus } from './api/transport';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
+import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
 import { refreshTasks } from './features/tasks/useTasks';
 import { useConsoleUi } from './state/uiStore';
@@ -29,12 +31,15 @@ export function useLiveUpdates(): void {
   useEffect(() => {
     const ledger = createLedgerFeed(transport);
     const tasks = createTaskFeed(client);
+    const progress = createProgressFeed();
     const unsubscribe = transport.subscribe(
       (event) => {
         if (event.type === 'catalog') refreshCatalog(client);
         else if (event.type === 'task') tasks.push(event.task);
+        else if (event.type === 'progress') progress.push(event);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
+          if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);
           if (changesUnknownOutcomes(event.entry)) refreshTasks(transport, client);
         }
       },
@@ -55,6 +60,7 @@ export function useLiveUpdates(): void {
       unsubscribe();
       ledger.stop();
       tasks.stop();
+      progress.stop();
     };
   }, [transport, client, setLiveStatus]);
 }

@@ -42,3 +42,12 @@ export function MutatingBadge() {
     </span>
   );
 }
+
+export function DeprecatedBadge() {
+  return (
+    <span className="badge deprecated-badge" title="Its provider marks it deprecated: prefer another tool">
+      <Icon name="alert" />
+      Deprecated
+    </span>
+  );
+}

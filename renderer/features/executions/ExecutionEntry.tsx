@@ -7,6 +7,9 @@ import { errorText } from '../../ui/errorText';
 import { shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
+import { readErrorContent, readMcpResult } from '../results/mcpContent';
+import { ResultContent } from '../results/ResultContent';
+import { RunningCall } from './RunningCall';
 import { VerifyEvidence } from './VerifyEvidence';
 
 /** Whole milliseconds read best; below 10 ms a decimal still says something. */
@@ -38,7 +41,9 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
   // Only the newest answer is open by itself, so the panel stays short; once the operator opens
   // or closes an entry, it stays that way.
   const [chosen, setChosen] = useState<boolean | null>(null);
-  const open = chosen ?? isNewest;
+  // An MCP result's content is drawn as such (images, text, resources); its JSON then stays closed until asked for.
+  const content = execution.response ? readMcpResult(execution.response.result) : execution.error ? readErrorContent(execution.error) : null;
+  const open = chosen ?? (isNewest && !content);
   // Refused before it joined a task (unknown tool, bad arguments): no task, and nothing of it in the ledger.
   const { taskId } = execution;
   // A failure is shown as the envelope the gateway sent (or would have, had it answered).
@@ -83,10 +88,12 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
           </button>
         </div>
       )}
+      {execution.status === 'running' && <RunningCall execution={execution} />}
       {execution.response && <VerifyEvidence requestId={execution.requestId} result={execution.response.result} />}
       {execution.error && (
         <p className="execution__error">{errorText(execution.error)}</p>
       )}
+      {content && <ResultContent result={content} label={execution.tool} />}
       {answer !== undefined && (
         <details
           className="execution__json"

@@ -1,9 +1,17 @@
 /** Runs a tool from the console and records the call, whatever happens, in Recent executions. */
 import { useCallback } from 'react';
+import type { ToolContract } from '../../../shared/capability';
 import { CONSOLE_REQUEST_PREFIX } from '../../../shared/policy';
 import { useCallTool } from '../../api/hooks';
 import { ApiError, toErrorBody } from '../../api/errors';
 import { useExecutions } from '../../state/executionsStore';
+import { useProgress } from '../../state/progressStore';
+
+/**
+ * What the console calls a tool by: builtins by name, as the seed's registry does; every other
+ * provider's by id, since two MCP servers may well both offer a `read_file`.
+ */
+export const callName = (tool: Pick<ToolContract, 'id' | 'name' | 'provider'>) => (tool.provider === 'builtin' ? tool.name : tool.id);
 
 export const newRequestId = () => `${CONSOLE_REQUEST_PREFIX}${crypto.randomUUID()}`;
 
@@ -30,6 +38,9 @@ export function useExecuteTool() {
         // A failed call is still a call: the gateway names the task it joined, for the ledger link.
         const taskId = error instanceof ApiError ? error.taskId : undefined;
         finished(requestId, { error: toErrorBody(error), taskId, roundTripMs: roundTripMs() });
+      } finally {
+        // Its call_finished entry ends the bar too, but an answer can come first.
+        useProgress.getState().end([requestId]);
       }
     },
     [mutateAsync, started, finished],

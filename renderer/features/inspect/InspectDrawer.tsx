@@ -6,12 +6,14 @@
 import type { ReactNode } from 'react';
 import type { Diagnostic, ProviderInfo } from '../../../shared/capability';
 import { useConsoleUi } from '../../state/uiStore';
-import { ConfirmationBadge, MutatingBadge, RiskBadge } from '../../ui/badges';
+import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge } from '../../ui/badges';
 import { CopyButton } from '../../ui/CopyButton';
 import { Dialog } from '../../ui/Dialog';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { DiagnosticList } from '../diagnostics/DiagnosticList';
+import { unavailabilityText } from '../registry/availability';
 import { StateBadge } from '../registry/StateBadge';
+import { ToolPolicy } from '../tool-detail/ToolPolicy';
 import type { RegistryEntry } from '../registry/useRegistry';
 import { capabilityDiagnostics } from './capabilityDiagnostics';
 import { RevokeControl } from './RevokeControl';
@@ -76,10 +78,16 @@ function Inspection({ entry, catalogGeneration, provider, diagnostics }: Inspect
             <RiskBadge risk={contract.riskLevel} />
             <ConfirmationBadge needConfirm={contract.needConfirm} />
             {contract.mutating && <MutatingBadge />}
+            {contract.deprecated && <DeprecatedBadge />}
           </>
         )}
       </div>
       <p>{contract.description}</p>
+      {entry.unavailable && (
+        <p className="notice notice--unavailable" role="status">
+          {unavailabilityText(entry.unavailable)} Calls are refused with <code>PROVIDER_UNAVAILABLE</code> until it is ready again.
+        </p>
+      )}
 
       <dl className="facts" aria-label="Contract facts">
         <Fact name="Id" testId="id">
@@ -88,12 +96,13 @@ function Inspection({ entry, catalogGeneration, provider, diagnostics }: Inspect
         <Fact name="Kind">{contract.kind}</Fact>
         <Fact name="Provider">
           <code>{contract.provider}</code>
-          {provider && <span className="muted"> ({provider.kind})</span>}
+          {provider && <span className="muted"> ({provider.kind}{provider.status ? `, ${provider.status.state}` : ''})</span>}
         </Fact>
         <Fact name="Risk">{contract.riskLevel}</Fact>
         <Fact name="needConfirm">{yesNo(contract.needConfirm)}</Fact>
         <Fact name="mutating">{yesNo(contract.mutating)}</Fact>
         <Fact name="modelDiscoverable">{yesNo(contract.modelDiscoverable)}</Fact>
+        {contract.kind === 'tool' && contract.deprecated !== undefined && <Fact name="Deprecated">{yesNo(contract.deprecated)}</Fact>}
         <Fact name="Tags">{contract.tags.length > 0 ? contract.tags.join(', ') : <span className="muted">none</span>}</Fact>
         <Fact name="contractHash" testId="contract-hash">
           <code className="facts__hash">{entry.contractHash}</code>
@@ -132,10 +141,18 @@ function Inspection({ entry, catalogGeneration, provider, diagnostics }: Inspect
         <p className="muted">No diagnostics for this capability.</p>
       )}
 
+      {contract.kind === 'tool' && <ToolPolicy tool={contract} />}
+
       {contract.kind === 'tool' && (
         <details className="contract" open>
           <summary>Input schema</summary>
           <JsonBlock value={contract.inputSchema} label={`${contract.name} input schema`} />
+        </details>
+      )}
+      {contract.kind === 'tool' && contract.outputSchema && (
+        <details className="contract" open>
+          <summary>Output schema</summary>
+          <JsonBlock value={contract.outputSchema} label={`${contract.name} output schema`} />
         </details>
       )}
       <details className="contract">

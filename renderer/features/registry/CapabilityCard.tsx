@@ -4,9 +4,10 @@
  * Memoized: with thousands of rows, a keystroke re-renders only the rows whose props changed.
  */
 import { memo, useId } from 'react';
-import { ConfirmationBadge, MutatingBadge, RiskBadge } from '../../ui/badges';
+import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge } from '../../ui/badges';
 import { Highlight } from '../search/Highlight';
 import type { MatchedFields } from '../search/useSearchResults';
+import { unavailabilityText } from './availability';
 import { SkillBadge, StateBadge } from './StateBadge';
 import type { RegistryEntry } from './useRegistry';
 
@@ -58,6 +59,7 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
       <p className="tool-card__description">
         <Highlight text={contract.description} terms={termsFor('description')} />
       </p>
+      {entry.unavailable && <p className="tool-card__unavailable">{unavailabilityText(entry.unavailable)}</p>}
       <div className="tool-card__badges">
         {contract.kind === 'skill' ? (
           <SkillBadge />
@@ -66,6 +68,7 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
             <RiskBadge risk={contract.riskLevel} />
             <ConfirmationBadge needConfirm={contract.needConfirm} />
             {contract.mutating && <MutatingBadge />}
+            {contract.deprecated && <DeprecatedBadge />}
           </>
         )}
       </div>

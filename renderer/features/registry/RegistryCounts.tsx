@@ -11,12 +11,15 @@ export function RegistryCounts({ entries, generation }: { entries: readonly Regi
   const counts = registryCounts(tools);
   const skills = entries.filter((entry) => entry.contract.kind === 'skill').length;
   const revoked = entries.filter((entry) => entry.revoked).length;
+  // Tools of a server that is not connected still count above (they are in the catalog); this says how many cannot run now.
+  const unavailable = entries.filter((entry) => entry.state === 'unavailable').length;
   const figures = [
     { key: 'total', label: 'Tools', value: counts.total },
     { key: 'direct', label: 'Directly executable', value: counts.direct },
     { key: 'confirm', label: 'Need confirmation', value: counts.needConfirm },
     { key: 'skills', label: 'Skills', value: skills },
     ...(revoked > 0 ? [{ key: 'revoked', label: 'Revoked', value: revoked }] : []),
+    ...(unavailable > 0 ? [{ key: 'unavailable', label: 'Unavailable', value: unavailable }] : []),
     { key: 'generation', label: 'Catalog generation', value: generation ?? '—' },
   ];
   return (

@@ -5,11 +5,14 @@
 import { useMemo } from 'react';
 import type { CatalogEntry, SkillContract, ToolContract } from '../../../shared/capability';
 import { useCatalog, useSettings } from '../../api/hooks';
+import { providerUnavailability, type Unavailability } from './availability';
 import { capabilityState, type CapabilityState } from './capabilityState';
 
 export interface RegistryEntry extends CatalogEntry {
   id: string;
   state: CapabilityState;
+  /** Why its provider cannot be reached now; null when it can. */
+  unavailable: Unavailability | null;
 }
 
 export type ToolEntry = RegistryEntry & { contract: ToolContract };
@@ -22,13 +25,14 @@ export function useRegistry() {
   const settings = useSettings();
   const whitelist = settings.data?.whitelist;
 
-  const entries = useMemo<RegistryEntry[] | undefined>(
-    () =>
-      catalog.data && whitelist
-        ? catalog.data.capabilities.map((entry) => ({ ...entry, id: entry.contract.id, state: capabilityState(entry, whitelist) }))
-        : undefined,
-    [catalog.data, whitelist],
-  );
+  const entries = useMemo<RegistryEntry[] | undefined>(() => {
+    if (!catalog.data || !whitelist) return undefined;
+    const unreachable = new Map(catalog.data.providers.map((provider) => [provider.name, providerUnavailability(provider)]));
+    return catalog.data.capabilities.map((entry) => {
+      const unavailable = unreachable.get(entry.contract.provider) ?? null;
+      return { ...entry, id: entry.contract.id, unavailable, state: capabilityState(entry, whitelist, unavailable !== null) };
+    });
+  }, [catalog.data, whitelist]);
   const byId = useMemo(() => new Map(entries?.map((entry) => [entry.id, entry])), [entries]);
 
   return {

@@ -14,6 +14,7 @@ import { HandoffDigest } from './HandoffDigest';
 import { SteerForm } from './SteerForm';
 import type { DialogAction } from './TaskActionDialog';
 import { TaskFacts } from './TaskFacts';
+import { TaskProgress } from './TaskProgress';
 import { TaskStateBadge } from './TaskStateBadge';
 import { useTaskCommand } from './useTasks';
 
@@ -51,6 +52,7 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
       )}
 
       <CallCounts counts={task.callCounts} inFlight={task.callsInFlight} />
+      <TaskProgress taskId={task.id} />
       {task.context && <ContextUsage context={task.context} />}
 
       <div className="task-card__steers">

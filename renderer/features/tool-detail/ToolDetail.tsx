@@ -3,26 +3,31 @@
  * according to its state: Execute (executable), nothing (read-only or revoked), or Review and
  * run (locked).
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
-import { ConfirmationBadge, MutatingBadge, RiskBadge, toolStateLook } from '../../ui/badges';
+import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge, toolStateLook } from '../../ui/badges';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
-import { useExecuteTool, useToolRunning } from '../executions/useExecuteTool';
+import { callName, useExecuteTool, useToolRunning } from '../executions/useExecuteTool';
 import { CapabilityHeader } from '../registry/CapabilityHeader';
+import { unavailabilityText } from '../registry/availability';
 import { ownStateLook } from '../registry/StateBadge';
 import type { ToolEntry } from '../registry/useRegistry';
 import { ReviewDialog } from './ReviewDialog';
 import { hasArguments, toArguments, ToolForm } from './ToolForm';
+import { hasPolicyOrigin, ToolPolicy } from './ToolPolicy';
 
 export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const { contract: tool, state } = entry;
   const [formData, setFormData] = useState<unknown>({});
   const [review, setReview] = useState<Record<string, unknown> | null>(null);
   const execute = useExecuteTool();
-  const running = useToolRunning(tool.name);
+  const name = callName(tool);
+  const running = useToolRunning(name);
   const openSettings = useConsoleUi((ui) => ui.setSettingsOpen);
+  const openPanel = useConsoleUi((ui) => ui.openPanel);
+  const unavailableId = useId();
   const section = useRef<HTMLElement>(null);
 
   // When the layout is stacked (below the 960 px breakpoint in layout.css) the panel sits under
@@ -34,7 +39,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const submit = (data: unknown) => {
     const args = toArguments(data);
     // One call at a time per tool, so a double press cannot run a mutating tool twice.
-    if (state === 'executable' && !running) void execute(tool.name, args, { confirmed: false });
+    if (state === 'executable' && !running) void execute(name, args, { confirmed: false });
     if (state === 'locked') setReview(args);
   };
   const runnable = state === 'executable' || state === 'locked';
@@ -49,10 +54,29 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
             <RiskBadge risk={tool.riskLevel} />
             <ConfirmationBadge needConfirm={tool.needConfirm} />
             {tool.mutating && <MutatingBadge />}
+            {tool.deprecated && <DeprecatedBadge />}
           </>
         }
       />
       <p className="tool-detail__description">{tool.description}</p>
+      {tool.deprecated && (
+        <p className="notice notice--deprecated">
+          <Icon name="alert" /> Deprecated by its provider: it still runs, but prefer another tool.
+        </p>
+      )}
+
+      {state === 'unavailable' && entry.unavailable && (
+        <div className="notice notice--unavailable" id={unavailableId} role="status">
+          <Icon name={ownStateLook.unavailable.icon} />
+          <p>
+            {unavailabilityText(entry.unavailable)} Its tools stay listed, but calls are refused with <code>PROVIDER_UNAVAILABLE</code> until it is
+            ready again.{' '}
+            <button type="button" className="link-button" onClick={() => openPanel('providers')}>
+              Open Providers
+            </button>
+          </p>
+        </div>
+      )}
 
       {state === 'read-only' && (
         <div className={`notice notice--${state}`}>
@@ -85,6 +109,14 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
       {!hasArguments(tool.inputSchema) && <p className="muted">This tool takes no arguments.</p>}
       <ErrorBoundary what="This tool's form could not be drawn">
         <ToolForm schema={tool.inputSchema} formData={formData} disabled={!runnable} onChange={setFormData} onSubmit={submit}>
+          {state === 'unavailable' && (
+            <div className="tool-detail__actions">
+              <button type="submit" className="button button--primary" disabled aria-describedby={unavailableId}>
+                <Icon name="play" />
+                Execute
+              </button>
+            </div>
+          )}
           {runnable && (
             <div className="tool-detail__actions">
               {/* aria-disabled rather than disabled: a disabled button would drop keyboard focus mid-run. */}
@@ -101,10 +133,18 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
         </ToolForm>
       </ErrorBoundary>
 
+      {hasPolicyOrigin(tool) && <ToolPolicy tool={tool} />}
+
       <details className="contract">
         <summary>Input schema</summary>
         <JsonBlock value={tool.inputSchema} label={`${tool.name} input schema`} />
       </details>
+      {tool.outputSchema && (
+        <details className="contract">
+          <summary>Output schema</summary>
+          <JsonBlock value={tool.outputSchema} label={`${tool.name} output schema`} />
+        </details>
+      )}
       <details className="contract">
         <summary>Return example</summary>
         <JsonBlock value={tool.returnExample} label={`${tool.name} return example`} />
@@ -116,7 +156,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
         onCancel={() => setReview(null)}
         onConfirm={(args) => {
           setReview(null);
-          void execute(tool.name, args, { confirmed: true });
+          void execute(name, args, { confirmed: true });
         }}
       />
     </section>
