@@ -1,9 +1,12 @@
 /**
  * The live Ledger view: entries of calls run from the console appear as they are written, under
- * the requestId shown in Recent executions; evidence and the chain verify; filters narrow it;
- * bursts of entries are taken in without polling; a reconnecting stream catches up.
+ * the requestId shown in Recent executions; evidence and the chain verify, and Verify chain names
+ * each kind of tampering with the files; filters narrow it; bursts of entries are taken in
+ * without polling; a reconnecting stream catches up.
  */
 import type { Request } from '@playwright/test';
+import { LEDGER_PROBLEM_NAMES } from '../../shared/ledger';
+import { MIN_ENTRIES, tamperings } from '../support/tamper';
 import { startCapstan } from './capstanServer';
 import { expect, test } from './fixtures';
 import { gatewayApi } from './gatewayApi';
@@ -97,8 +100,26 @@ test('Verify chain reports an intact chain with its length', async ({ consolePag
   const ledger = await consolePage.openLedger();
   const { lastSeq } = await gatewayApi<{ lastSeq: number }>(capstan, 'GET', '/ledger?limit=1');
   await ledger.getByRole('button', { name: 'Verify chain' }).click();
-  await expect(ledger.locator('[data-verdict="ok"]')).toHaveText(`Chain intact: ${lastSeq} entries, up to #${lastSeq}`);
+  await expect(ledger.locator('[data-verdict="ok"]')).toHaveText(`Chain intact: ${lastSeq} entries, up to #${lastSeq}, sealed at #${lastSeq}`);
 });
+
+for (const { problem, what, brokenAt, apply } of tamperings) {
+  test(`Verify chain names ${LEDGER_PROBLEM_NAMES[problem]} and where, when ${what} while the gateway runs`, async ({ consolePage, capstan, dataDir }) => {
+    for (let i = 0; i < MIN_ENTRIES / 2; i++) await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now' });
+    const ledger = await consolePage.openLedger();
+    const verifyChain = ledger.getByRole('button', { name: 'Verify chain' });
+    await verifyChain.click();
+    await expect(ledger.locator('[data-verdict="ok"]')).toBeVisible();
+    const { lastSeq: head } = await gatewayApi<{ lastSeq: number }>(capstan, 'GET', '/ledger?limit=1');
+
+    // As someone holding the files would: node:sqlite on capstan.sqlite, triggers dropped, or ledger.head itself.
+    apply(dataDir);
+    await verifyChain.click();
+    const verdict = ledger.locator('[data-verdict="broken"]');
+    await expect(verdict).toHaveAttribute('data-problem', problem);
+    await expect(verdict).toContainText(`Chain broken, ${LEDGER_PROBLEM_NAMES[problem]} at #${brokenAt(head)}: `);
+  });
+}
 
 test('a burst of hundreds of entries a second is taken in live, in a virtualized grid, without polling', async ({ consolePage, page, capstan }) => {
   const ledger = await consolePage.openLedger();

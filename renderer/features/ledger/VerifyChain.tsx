@@ -1,9 +1,14 @@
-/** Asks the gateway to walk the whole hash chain, and says whether it holds or where it breaks. */
+/**
+ * Asks the gateway to walk the whole hash chain and check its keyed checkpoint, and says whether it
+ * holds or what is broken (an edited, deleted or unlinked entry, a truncated or rewritten tail, a
+ * missing or tampered checkpoint) and where.
+ */
 import { useMutation } from '@tanstack/react-query';
 import { useTransport } from '../../api/hooks';
 import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
+import { LEDGER_PROBLEM_NAMES } from '../../../shared/ledger';
 
 export function VerifyChain() {
   const transport = useTransport();
@@ -20,11 +25,11 @@ export function VerifyChain() {
           !verify.isPending &&
           (result.ok ? (
             <span className="verdict verdict--ok" data-verdict="ok">
-              <Icon name="check" /> Chain intact: {result.entries.toLocaleString()} entries, up to #{result.lastSeq}
+              <Icon name="check" /> Chain intact: {result.entries.toLocaleString()} entries, up to #{result.lastSeq}, sealed at #{result.sealedSeq}
             </span>
           ) : (
-            <span className="verdict verdict--bad" data-verdict="broken">
-              <Icon name="alert" /> Chain broken at #{result.brokenAt}: {result.reason}
+            <span className="verdict verdict--bad" data-verdict="broken" data-problem={result.problem}>
+              <Icon name="alert" /> Chain broken, {LEDGER_PROBLEM_NAMES[result.problem]} at #{result.brokenAt}: {result.reason}
             </span>
           ))}
       </span>
