@@ -249,6 +249,24 @@ describe('request hygiene', () => {
     expect(text.status).toBe(400);
   });
 
+  it('refuses JSON nested deeper than 100 levels at once, whatever the route (fuzz finding: 600 KB of nesting held the event loop for 70 s)', async () => {
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    for (const [path, body] of [
+      ['/providers/enabled', `{"provider":"builtin","enabled":true,"x":${nested(100_000)}}`],
+      ['/tools/call', `{"tool":"time_now","arguments":${nested(100)}}`],
+      ['/ledger/evidence', `{"requestId":"x","result":${nested(50_000)}}`],
+    ] as const) {
+      const started = performance.now();
+      const response = await gw.request(path, { method: 'POST', body });
+      expect(response.status, path).toBe(400);
+      expect(await response.json(), path).toMatchObject({ error: { code: 'BAD_REQUEST', message: expect.stringContaining('nested deeper than 100 levels') } });
+      expect(performance.now() - started, path).toBeLessThan(3000);
+    }
+    // Up to the limit a value is judged on its merits: here by the tool's schema.
+    const atLimit = await gw.request('/tools/call', { method: 'POST', body: `{"tool":"time_now","arguments":{"timezone":${nested(98)}}}` });
+    expect(((await atLimit.json()) as { error: { code: string } }).error.code).toBe('ARGUMENT_INVALID');
+  });
+
   it('answers NOT_FOUND for unknown routes', async () => {
     const response = await gw.request('/nope');
     expect(response.status).toBe(404);
