@@ -4,7 +4,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { isIP, type Socket } from 'node:net';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import fastifyStatic from '@fastify/static';
 import Fastify, {
   LogController,
@@ -17,6 +19,7 @@ import Fastify, {
 import { operations, type OperationName } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
 import { EVENTS_PATH, type CapstanEvent } from '../../shared/events';
+import type { LedgerEntry } from '../../shared/ledger';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
 import type { EventBus } from '../events';
 import type { Ledger } from '../runtime/ledger';
@@ -24,6 +27,18 @@ import { ZodUndefined } from 'zod';
 import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from './api';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * The most `GET /events` streams served at once; one more is refused with TOO_MANY_STREAMS. A
+ * console window holds one, so this leaves room for many windows, CLIs and agents, while a
+ * client opening streams in a loop cannot pile up subscribers. A constant, not a setting.
+ */
+export const MAX_EVENT_STREAMS = 32;
+/** A stream with more unsent bytes than this is dropped: its client is not reading. It catches up with Last-Event-ID on reconnecting. */
+export const STREAM_BUFFER_LIMIT_BYTES = 1024 * 1024;
+/** A replaying stream whose client takes no bytes for this long is dropped the same way. */
+const STREAM_STALL_MS = 30_000;
+/** Ledger entries read per query while a stream catches up. */
+const REPLAY_PAGE = 500;
 
 export interface HttpGatewayOptions {
   handlers: ApiHandlers;
@@ -54,7 +69,7 @@ declare module 'fastify' {
 }
 
 export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
     // Capstan logs each request itself, once, with the call's requestId.
@@ -64,8 +79,25 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     // Closing must not wait on a browser's idle pre-connected socket, a half-sent request or a
     // live event stream: on shutdown every connection is destroyed.
     forceCloseConnections: true,
+    // A request without Host reaches the Host check and gets FORBIDDEN_ORIGIN in the envelope,
+    // rather than Node's bodiless 400.
+    http: { requireHostHeader: false },
+    // A URL that does not decode, or a path parameter over maxParamLength (100): errors Fastify
+    // raises before routing, so before any hook has named the request.
+    frameworkErrors: (error, request, reply) => {
+      setRequestId(app, request, resolveRequestId(request.headers['x-request-id']));
+      return sendError(request, reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff'), toCapstanError(error));
+    },
+    // What Node's HTTP parser refuses (headers over 16 KiB, bytes that are not HTTP, a request
+    // that takes too long) never becomes a request: answer on the socket itself.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
   });
   let allowedHost: (hostHeader: string | undefined) => boolean = () => false;
+  // Node answers an `Expect` other than 100-continue with a bodiless 417 unless someone listens.
+  // HTTP lets a server ignore the expectation: the request goes through the usual checks instead.
+  app.server.on('checkExpectation', (request, response) => app.routing(request, response));
+  // CONNECT names no route here (this is no proxy); without a listener Node would just hang up.
+  app.server.on('connect', (_request, socket: Socket) => answerOnSocket(socket, new CapstanError('NOT_FOUND', 'CONNECT: this gateway is not a proxy'), options.logger));
 
   app.decorateRequest('requestId', '');
   app.addHook('onRequest', async (request) => {
@@ -92,9 +124,16 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     );
   });
   app.setErrorHandler((error: FastifyError | CapstanError, request, reply) => sendError(request, reply, toCapstanError(error)));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new CapstanError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]}`)),
-  );
+  // The API's routes, so that a known path asked with another method is told which ones it takes.
+  const routes: { methods: string[]; pattern: RegExp }[] = [];
+  const knownRoute = (path: string, ...methods: string[]) => routes.push({ methods, pattern: new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}$`) });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = routes.filter(({ pattern }) => pattern.test(path)).flatMap(({ methods }) => methods);
+    if (allowed.length === 0) return sendError(request, reply, new CapstanError('NOT_FOUND', `${request.method} ${path}`));
+    reply.header('allow', allowed.join(', '));
+    return sendError(request, reply, new CapstanError('METHOD_NOT_ALLOWED', `${request.method} ${path}: this route takes ${allowed.join(', ')}`));
+  });
 
   await app.register(async (api) => {
     api.addHook('onRequest', async (request) => {
@@ -102,9 +141,21 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         throw new CapstanError('UNAUTHORIZED', 'send Authorization: Bearer <token>');
       }
     });
-    api.get(EVENTS_PATH, (request, reply) => streamEvents(request, reply, options.events, options.ledger));
+    let openStreams = 0;
+    // No HEAD: an event stream has no headers worth asking for, and a HEAD would hold a stream open with nowhere to write.
+    knownRoute(EVENTS_PATH, 'GET');
+    api.get(EVENTS_PATH, { exposeHeadRoute: false }, (request, reply) => {
+      if (openStreams >= MAX_EVENT_STREAMS) {
+        throw new CapstanError('TOO_MANY_STREAMS', `${MAX_EVENT_STREAMS} event streams are open; close one or retry later`);
+      }
+      streamEvents(request, reply, options.events, options.ledger);
+      openStreams += 1;
+      reply.raw.once('close', () => (openStreams -= 1));
+    });
     for (const operation of Object.keys(operations) as OperationName[]) {
       const { method, path } = operations[operation];
+      // Fastify answers HEAD on every GET route.
+      knownRoute(path, ...(method === 'GET' ? ['GET', 'HEAD'] : [method]));
       api.route({
         method,
         url: path,
@@ -147,9 +198,27 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
  * Server-Sent Events: one `event:`/`data:` block per event, and a comment now and then so idle
  * connections stay open. Ledger entries carry their sequence number as `id:`, so a client that
  * reconnects with `Last-Event-ID` (or `?after=`) first gets every entry it missed.
+ *
+ * Each ledger entry goes out exactly once and in `seq` order, replayed or live. The stream
+ * subscribes first, then replays from the database in pages, yielding to the event loop between
+ * pages and waiting for the socket to drain, so a long catch-up neither blocks other requests nor
+ * piles up in memory. While it replays, live ledger events are dropped rather than queued: an
+ * entry is announced only once committed, so a later page reads it back in its place. The replay
+ * ends in the same synchronous step that finds nothing left up to `ledger.lastSeq`; nothing can be
+ * appended between that check and the switch to live, and every entry appended after it is
+ * announced after it, with a `seq` past `sentSeq`. Task and catalog events carry whole views that
+ * clients keep by version, so they go out as they come, during a replay too.
+ *
+ * A page reads no further than the `lastSeq` that `durable()` was awaited for: this connection
+ * sees the open group-commit batch before it commits, and a client must not hear of an entry the
+ * database may still lose.
+ *
+ * A client that does not read is dropped once STREAM_BUFFER_LIMIT_BYTES wait for it (live), or
+ * once it takes nothing for STREAM_STALL_MS (replaying), instead of being buffered without end.
  */
 function streamEvents(request: FastifyRequest, reply: FastifyReply, events: EventBus, ledger: Ledger): void {
-  const resumeFrom = Number(request.headers['last-event-id'] ?? (request.query as { after?: string }).after ?? ledger.lastSeq);
+  let sentSeq = resumePoint(request, ledger.lastSeq);
+  let replaying = true;
   reply.hijack();
   const stream = reply.raw;
   stream.writeHead(200, {
@@ -158,30 +227,79 @@ function streamEvents(request: FastifyRequest, reply: FastifyReply, events: Even
     'x-request-id': request.requestId,
     'x-content-type-options': 'nosniff',
   });
-  stream.write(': capstan events\n\n');
-  let sentSeq = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : ledger.lastSeq;
-  const send = (event: CapstanEvent) => {
-    if (event.type === 'ledger') {
-      if (event.entry.seq <= sentSeq) return;
-      sentSeq = event.entry.seq;
-      stream.write(`id: ${event.entry.seq}\n`);
-    }
-    stream.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  const write = (chunk: string) => {
+    if (stream.destroyed) return;
+    stream.write(chunk);
+    if (stream.writableLength > STREAM_BUFFER_LIMIT_BYTES) drop('its client is not reading');
   };
-  // Subscribe, then replay synchronously: nothing can be appended in between, and `send`
-  // drops anything already sent, so each entry goes out exactly once and in order.
-  const unsubscribe = events.subscribe(send);
-  for (let page = ledger.query({ after: sentSeq, limit: 1000 }); page.length > 0; page = ledger.query({ after: sentSeq, limit: 1000 })) {
-    for (const entry of page) send({ type: 'ledger', entry });
-  }
-  const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
-  request.raw.once('close', () => {
+  const drop = (why: string) => {
+    request.log.info({ unsent: stream.writableLength, sentSeq }, `event stream dropped: ${why}`);
+    stream.destroy();
+  };
+  const sendEntry = (entry: LedgerEntry) => {
+    sentSeq = entry.seq;
+    write(`id: ${entry.seq}\nevent: ledger\ndata: ${JSON.stringify({ type: 'ledger', entry })}\n\n`);
+  };
+  const unsubscribe = events.subscribe((event: CapstanEvent) => {
+    if (event.type !== 'ledger') write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    else if (!replaying && event.entry.seq > sentSeq) sendEntry(event.entry);
+  });
+  const heartbeat = setInterval(() => write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+  stream.once('close', () => {
     unsubscribe();
     clearInterval(heartbeat);
+  });
+  write(': capstan events\n\n');
+
+  const replay = async () => {
+    for (;;) {
+      const frontier = ledger.lastSeq;
+      if (sentSeq >= frontier) break;
+      await ledger.durable();
+      const page = ledger.query({ after: sentSeq, limit: REPLAY_PAGE }).filter((entry) => entry.seq <= frontier);
+      // Entries appended but gone (a batch rolled back as the database closed): nothing more to replay.
+      if (page.length === 0) break;
+      for (const entry of page) {
+        if (stream.destroyed) return;
+        sendEntry(entry);
+        if (stream.writableNeedDrain && !(await drained(stream))) return drop(`its client took nothing for ${STREAM_STALL_MS / 1000} s`);
+      }
+      await nextTurn();
+    }
+    replaying = false;
+  };
+  replay().catch((error: unknown) => {
+    request.log.error({ err: error }, 'event stream replay failed');
+    stream.destroy();
   });
 }
 
 const SSE_HEARTBEAT_MS = 15_000;
+
+/** Where a stream starts: after the client's `Last-Event-ID` (or `?after=`), else after the newest entry. */
+function resumePoint(request: FastifyRequest, lastSeq: number): number {
+  const given = request.headers['last-event-id'] ?? (request.query as { after?: unknown }).after;
+  if (given === undefined) return lastSeq;
+  if (typeof given !== 'string' || !/^\d{1,15}$/.test(given)) {
+    throw new CapstanError('BAD_REQUEST', 'Last-Event-ID and ?after= take a ledger sequence number');
+  }
+  // An id from another ledger (a fresh data dir) must not hold back this one's entries.
+  return Math.min(Number(given), lastSeq);
+}
+
+/** Resolves true once the stream can take more, false when it took nothing for STREAM_STALL_MS; or when it closed. */
+function drained(stream: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const settle = (ok: boolean) => {
+      clearTimeout(timer);
+      stream.off('drain', onDrain).off('close', onDrain);
+      resolve(ok);
+    };
+    const onDrain = () => settle(true);
+    const timer = setTimeout(() => settle(false), STREAM_STALL_MS);
+    stream.once('drain', onDrain).once('close', onDrain);
+  });
+}
 
 function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string): void {
   request.requestId = requestId;
@@ -202,14 +320,53 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: CapstanE
   return reply.code(error.status).type('application/json').send(envelope);
 }
 
-/** Fastify's own errors (a bad body, an oversized one) in Capstan's codes. */
+/** Fastify's own errors (a bad URL, a bad body, an oversized one) in Capstan's codes. */
 function toCapstanError(error: FastifyError | CapstanError): CapstanError {
   if (error instanceof CapstanError) return error;
   const status = error.statusCode ?? 500;
   if (status === 413) return new CapstanError('PAYLOAD_TOO_LARGE', `the body is over ${BODY_LIMIT_BYTES} bytes`);
+  if (status === 414) return new CapstanError('URI_TOO_LONG', 'a path parameter is over 100 characters');
+  if (status === 415) return new CapstanError('BAD_REQUEST', 'the body must be JSON, sent with content-type: application/json');
   if (status === 404) return new CapstanError('NOT_FOUND', error.message);
   if (status >= 400 && status < 500) return new CapstanError('BAD_REQUEST', error.message);
   return asCapstanError(error);
+}
+
+/** Answers what Node's parser refused (so there is no request or reply to answer with) in the envelope, on the socket itself. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, log: FastifyBaseLogger): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new CapstanError('HEADERS_TOO_LARGE', 'the request line and headers are over 16 KiB')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new CapstanError('REQUEST_TIMEOUT', 'the request did not arrive in full in time')
+        : new CapstanError('BAD_REQUEST', `not a valid HTTP request (${error.code ?? 'parse error'})`);
+  answerOnSocket(socket, problem, log);
+}
+
+/**
+ * Writes the envelope as a whole HTTP response and closes the connection, as Node itself does
+ * after a parse error. When a response has already gone out on this connection (a pipelined
+ * request), another status line would corrupt it, so the socket is only closed.
+ */
+function answerOnSocket(socket: Socket, problem: CapstanError, log: FastifyBaseLogger): void {
+  if (socket.writable && socket.bytesWritten === 0) {
+    const requestId = resolveRequestId(undefined);
+    const body = JSON.stringify(errorEnvelope(problem, { requestId, log: log.child({ requestId }) }));
+    socket.write(
+      [
+        `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `x-request-id: ${requestId}`,
+        'x-content-type-options: nosniff',
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+  }
+  socket.destroy();
 }
 
 /** Compares digests so the comparison takes the same time whatever the token's length. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { asCapstanError, errorEnvelope } from '../../electron/gateway/api';
 import { BODY_LIMIT_BYTES } from '../../electron/gateway/http';
@@ -6,7 +6,7 @@ import { errorCodes } from '../../shared/errors';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { testTool } from '../support/runtime';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
-import { rawRequest } from '../support/rawHttp';
+import { rawExchange, rawRequest, type RawResponse } from '../support/rawHttp';
 
 let gw: TestGateway;
 let target: LoopbackServer;
@@ -280,6 +280,107 @@ describe('request hygiene', () => {
       ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([...Array(20).fill(200), ...Array(20).fill(200), ...Array(20).fill(404)].sort());
+  });
+});
+
+describe('framework errors come back in the envelope', () => {
+  /** A request written byte for byte, with this gateway's Host and token unless told otherwise. */
+  const raw = (requestLine: string, headers: string[] = [], body = '') =>
+    rawExchange(gw.url, [requestLine, `host: ${hostHeader()}`, `authorization: Bearer ${gw.token}`, 'connection: close', ...headers, '', body].join('\r\n'));
+
+  const expectEnvelope = (response: RawResponse, status: number, code: string) => {
+    expect(response.status, response.body).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const body = JSON.parse(response.body) as { requestId: string };
+    expect(body).toEqual({ ok: false, requestId: expect.any(String), error: { code, message: expect.stringMatching(new RegExp(`^${code}: `)) } });
+    expect(response.headers['x-request-id']).toBe(body.requestId);
+    expect(errorCodes[code as keyof typeof errorCodes].status).toBe(status);
+  };
+
+  it('a URL that does not decode is BAD_REQUEST', async () => {
+    for (const target of ['GET /%', 'GET /%E0%A4%A', 'POST /tasks/%E0%A4%A/cancel', 'GET /tools?x=%']) {
+      const response = await raw(`${target} HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}');
+      if (target.includes('?')) expect(response.status, target).toBe(200); // a query that does not decode is kept as is
+      else expectEnvelope(response, 400, 'BAD_REQUEST');
+    }
+  });
+
+  it('a path parameter over 100 characters is URI_TOO_LONG', async () => {
+    expectEnvelope(await raw(`POST /tasks/${'t'.repeat(101)}/cancel HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}'), 414, 'URI_TOO_LONG');
+    // At the limit it is an ordinary unknown task.
+    expectEnvelope(await raw(`POST /tasks/${'t'.repeat(100)}/cancel HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}'), 404, 'TASK_NOT_FOUND');
+  });
+
+  it("headers over Node's 16 KiB, or a URL that long, are HEADERS_TOO_LARGE", async () => {
+    expectEnvelope(await raw('GET /tools HTTP/1.1', [`x-padding: ${'a'.repeat(20_000)}`]), 431, 'HEADERS_TOO_LARGE');
+    expectEnvelope(await raw(`GET /tools?q=${'a'.repeat(20_000)} HTTP/1.1`), 431, 'HEADERS_TOO_LARGE');
+    expect((await gw.request('/tools')).status).toBe(200);
+  });
+
+  it('bytes that are not HTTP are BAD_REQUEST', async () => {
+    expectEnvelope(await rawExchange(gw.url, 'HELLO\r\n\r\n'), 400, 'BAD_REQUEST');
+    expectEnvelope(await raw('BREW /tools HTTP/1.1'), 400, 'BAD_REQUEST');
+    expectEnvelope(await raw('GET /tools HTTP/1.1', ['no colon in this header']), 400, 'BAD_REQUEST');
+    // Both framings at once is how request smuggling starts.
+    expectEnvelope(await raw('POST /tools/call HTTP/1.1', ['content-length: 2', 'transfer-encoding: chunked'], '{}'), 400, 'BAD_REQUEST');
+  });
+
+  it('a request that does not arrive in time is REQUEST_TIMEOUT', async () => {
+    // Node's own timer (60 s) is too slow for a test: raise its error on a real half-sent request.
+    const sockets: import('node:net').Socket[] = [];
+    const track = (socket: import('node:net').Socket) => sockets.push(socket);
+    gw.gateway.app.server.on('connection', track);
+    const answer = rawExchange(gw.url, `GET /tools HTTP/1.1\r\nhost: ${hostHeader()}\r\n`);
+    await vi.waitFor(() => expect(sockets).toHaveLength(1));
+    gw.gateway.app.server.off('connection', track);
+    gw.gateway.app.server.emit('clientError', Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), sockets[0]);
+    expectEnvelope(await answer, 408, 'REQUEST_TIMEOUT');
+  });
+
+  it('an empty or non-JSON body is BAD_REQUEST', async () => {
+    const cases: [string, Record<string, string>][] = [
+      ['', { 'content-type': 'application/json' }],
+      ['{"tool":"time_now"}', { 'content-type': 'application/xml' }],
+      ['tool=time_now', { 'content-type': 'application/x-www-form-urlencoded' }],
+      ['{"tool":"time_now"}', { 'content-type': 'text/plain' }],
+    ];
+    for (const [body, headers] of cases) {
+      const response = await gw.request('/tools/call', { method: 'POST', body, headers });
+      expect(response.status, JSON.stringify(headers)).toBe(400);
+      expect(await response.json()).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
+    }
+    const noType = await raw('POST /tools/call HTTP/1.1', ['content-length: 19'], '{"tool":"time_now"}');
+    expectEnvelope(noType, 400, 'BAD_REQUEST');
+    expect(JSON.parse(noType.body).error.message).toContain('content-type: application/json');
+  });
+
+  it('a known route asked with another method is METHOD_NOT_ALLOWED, with Allow', async () => {
+    const cases: [string, string, string][] = [
+      ['DELETE', '/tools', 'GET, HEAD'],
+      ['GET', '/tools/call', 'POST'],
+      ['PATCH', '/settings', 'GET, HEAD, PUT'],
+      ['GET', '/tasks/some-task/cancel', 'POST'],
+      ['POST', '/events', 'GET'],
+      ['HEAD', '/events', 'GET'],
+      ['OPTIONS', '/ledger/verify', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await raw(`${method} ${path} HTTP/1.1`);
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.allow, `${method} ${path}`).toBe(allow);
+      if (method !== 'HEAD') expectEnvelope(response, 405, 'METHOD_NOT_ALLOWED');
+    }
+    expectEnvelope(await raw('GET /tools/calls HTTP/1.1'), 404, 'NOT_FOUND');
+    expectEnvelope(await raw('CONNECT 127.0.0.1:80 HTTP/1.1'), 404, 'NOT_FOUND');
+  });
+
+  it("a request without Host gets FORBIDDEN_ORIGIN, not Node's bare 400", async () => {
+    expectEnvelope(await rawExchange(gw.url, `GET /tools HTTP/1.1\r\nauthorization: Bearer ${gw.token}\r\n\r\n`), 403, 'FORBIDDEN_ORIGIN');
+  });
+
+  it('an Expect other than 100-continue is ignored rather than answered with a bodiless 417', async () => {
+    expect((await raw('GET /tools HTTP/1.1', ['expect: something-else'])).status).toBe(200);
+    expectEnvelope(await rawExchange(gw.url, `GET /tools HTTP/1.1\r\nhost: ${hostHeader()}\r\nexpect: x\r\n\r\n`), 401, 'UNAUTHORIZED');
   });
 });
 
