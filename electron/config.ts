@@ -3,10 +3,11 @@
  * mistake is reported clearly instead of half-applied. The defaults live here, with the schema
  * they complete: the runtime receives the resulting values and does not decide them.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
+import { McpServerEntry, McpServerName, ToolPolicyRule } from '../shared/mcp';
 import { parseAllowEntry } from './providers/builtin/destinations';
 
 export const CONFIG_FILE = 'config.json';
@@ -59,24 +60,61 @@ export const CapstanConfig = z.strictObject({
   disabledProviders: z.array(z.string()).default([]),
   /** Where http_check may connect besides public addresses: exact host names, IP addresses or CIDRs. */
   httpCheck: z.strictObject({ allow: z.array(AllowEntry).default([]) }).default({ allow: [] }),
+  /** MCP servers, each a provider named by its key: `{ command, args, env, cwd }` or `{ url, headers }`. */
+  mcpServers: z.record(McpServerName, McpServerEntry).default({}),
+  /** The operator's tightening of tool policy per capability pattern; it never loosens. */
+  toolPolicy: z.array(ToolPolicyRule).default([]),
 });
 export type CapstanConfig = z.output<typeof CapstanConfig>;
 
 export class ConfigError extends Error {}
 
 export function readConfig(dataDir: string): CapstanConfig {
+  return parseConfig(join(dataDir, CONFIG_FILE), readRawConfig(dataDir));
+}
+
+/** config.json as written, before defaults: what a change is applied to, so every other key stays as it was. */
+export function readRawConfig(dataDir: string): Record<string, unknown> {
   const path = join(dataDir, CONFIG_FILE);
-  if (!existsSync(path)) return CapstanConfig.parse({});
+  if (!existsSync(path)) return {};
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`${path}: (root): must be a JSON object`);
+  return raw as Record<string, unknown>;
+}
+
+function parseConfig(path: string, raw: unknown): CapstanConfig {
   const parsed = CapstanConfig.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * Writes config.json whole and atomically: validated first (a change that would stop the next
+ * start is refused), then a temporary file beside it is written, flushed and renamed over it, so
+ * a crash leaves the old file or the new one, never half of either. The file may hold secrets
+ * (headers, env), so a new one is readable by its owner only; an existing one keeps its mode.
+ */
+export function writeConfig(dataDir: string, raw: Record<string, unknown>): CapstanConfig {
+  const path = join(dataDir, CONFIG_FILE);
+  const config = parseConfig(path, raw);
+  const mode = existsSync(path) ? statSync(path).mode & 0o777 : 0o600;
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(raw, null, 2)}\n`, { mode });
+  chmodSync(temporary, mode);
+  const fd = openSync(temporary, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+  return config;
 }

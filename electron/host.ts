@@ -7,14 +7,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Catalog } from './catalog/catalog';
+import { toolPolicy } from './catalog/toolPolicy';
 import { Cursors } from './catalog/cursor';
 import { readConfig, type CapstanConfig } from './config';
 import { createApiHandlers, type ApiHandlers } from './gateway/api';
 import { Confirmations } from './gateway/confirmations';
 import { createDiscovery } from './gateway/discovery';
-import { EventBus } from './events';
+import { EventBus, progressPublisher } from './events';
 import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';
+import { McpServers } from './providers/mcp/servers';
 import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { TaskRuntime } from './runtime/runtime';
@@ -37,16 +39,32 @@ export interface Host {
   ledger: Ledger;
   tasks: TaskRuntime;
   events: EventBus;
+  mcp: McpServers;
   handlers: ApiHandlers;
   logger: Logger;
-  close(): void;
+  /**
+   * Ends every MCP server process Capstan started (signalled before this returns, so a caller
+   * about to exit may skip the wait), commits the ledger and closes the database; resolves once
+   * the processes are gone.
+   */
+  close(): Promise<void>;
 }
 
 export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }) }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
-  const catalog = new Catalog();
+  const catalog = new Catalog({ toolPolicy: toolPolicy(config.toolPolicy) });
+  const events = new EventBus();
+  let ledger: Ledger;
+  const mcp = new McpServers({
+    dataDir,
+    catalog,
+    graceMs: config.cancellation.graceMs,
+    log: logger.child({ component: 'mcp' }),
+    onProgress: (progress) => progressPublisher(events, ledger)(progress),
+  });
   try {
+    ledger = new Ledger(db, loadLedgerKey(dataDir));
     const ownSkills = join(dataDir, 'skills');
     mkdirSync(ownSkills, { recursive: true });
     // The console's switches and revocations outlive restarts and win over config.json's start state.
@@ -54,19 +72,28 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     for (const provider of [builtinProvider({ db, dataDir, httpCheck: config.httpCheck }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs], config.skills)]) {
       await catalog.addProvider(provider, { enabled: policy.providers[provider.name] ?? !config.disabledProviders.includes(provider.name) });
     }
+    // MCP servers connect in the background: the start does not wait for a slow or broken one.
+    await mcp.start(config.mcpServers, config.disabledProviders);
     for (const id of policy.revoked) catalog.setRevoked(id, true);
   } catch (error) {
-    catalog.close();
+    await mcp.close({ now: true });
+    void catalog.close();
     db.close();
     throw error;
   }
-  const events = new EventBus();
   catalog.onChange((change) => {
     logger.info(change, 'catalog changed');
     events.publish({ type: 'catalog', ...change });
   });
-  const ledger = new Ledger(db, loadLedgerKey(dataDir));
-  const tasks = new TaskRuntime(catalog, ledger, new TaskStore(db), { grants: config.grants, budget: config.admission, graceMs: config.cancellation.graceMs });
+  const tasks = new TaskRuntime(catalog, ledger, new TaskStore(db), {
+    // Read as each task starts: a configured MCP server's tools are granted like the builtins,
+    // and a grants entry for `<server>:*` or anything narrower can lower that.
+    get grants() {
+      return [...mcp.names().map((name) => ({ pattern: `${name}:*`, authority: 'execute' as const })), ...config.grants];
+    },
+    budget: config.admission,
+    graceMs: config.cancellation.graceMs,
+  });
   // Before anyone can call: what the last process left unfinished is closed and on record.
   await tasks.recover();
   ledger.onAppend((entry) => events.publish({ type: 'ledger', entry }));
@@ -80,12 +107,15 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     ledger,
     tasks,
     events,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery, tasks, ledger }),
+    mcp,
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery, tasks, ledger, mcp }),
     logger,
-    close: () => {
-      catalog.close();
+    close: async () => {
+      // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
+      const ending = Promise.all([mcp.close({ now: true }), catalog.close()]);
       ledger.flush();
       db.close();
+      await ending;
     },
   };
 }

@@ -7,9 +7,10 @@ import type { CapabilityReference, CatalogEntry, Diagnostic, ProviderInfo } from
 import { CapstanError } from '../../shared/errors';
 import type { CatalogChanged } from '../../shared/events';
 import type { z } from 'zod';
-import { ContractError, contractHash, createSchemaCompiler, skillContract, toolContract, type CompiledTool } from './contract';
+import { ContractError, contractHash, createSchemaCompiler, ExternalSchemaCompilers, skillContract, toolContract, type CompiledTool } from './contract';
 import type { Provider, SkillSource } from './provider';
 import { Snapshot, type SnapshotEntry } from './snapshot';
+import type { ToolPolicy } from './toolPolicy';
 
 export interface LiveEntry extends SnapshotEntry {
   tool?: CompiledTool;
@@ -20,6 +21,8 @@ interface Binding {
   provider: Provider;
   enabled: boolean;
   generation: number;
+  /** The provider's connection number at the last load (providers that connect to something). */
+  connection: number | undefined;
   entries: Map<string, LiveEntry>;
   diagnostics: Diagnostic[];
   stopWatching?: () => void;
@@ -29,13 +32,23 @@ interface Binding {
 
 export type CatalogChange = Omit<z.infer<typeof CatalogChanged>, 'type'>;
 
+export interface CatalogOptions {
+  /** config.json's toolPolicy: applied to every tool contract, it only ever tightens. */
+  toolPolicy?: ToolPolicy;
+}
+
 export class Catalog {
   readonly #ajv = createSchemaCompiler();
+  readonly #toolPolicy: ToolPolicy;
   readonly #bindings = new Map<string, Binding>();
   readonly #revoked = new Set<string>();
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   #generation = 0;
   #snapshot: Snapshot | undefined;
+
+  constructor({ toolPolicy = (contract) => contract }: CatalogOptions = {}) {
+    this.#toolPolicy = toolPolicy;
+  }
 
   get generation(): number {
     return this.#generation;
@@ -44,10 +57,27 @@ export class Catalog {
   /** Binds a provider, loads it, and follows its changes when it can be watched. */
   async addProvider(provider: Provider, { enabled = true }: { enabled?: boolean } = {}): Promise<void> {
     if (this.#bindings.has(provider.name)) throw new Error(`provider "${provider.name}" is already bound`);
-    const binding: Binding = { provider, enabled, generation: 0, entries: new Map(), diagnostics: [], reloading: Promise.resolve() };
+    const binding: Binding = { provider, enabled, generation: 0, connection: undefined, entries: new Map(), diagnostics: [], reloading: Promise.resolve() };
     this.#bindings.set(provider.name, binding);
+    provider.setActive?.(enabled);
     await this.reload(provider.name);
-    binding.stopWatching = provider.watch?.(() => void this.reload(provider.name).catch(() => {}));
+    binding.stopWatching = provider.watch?.((change = 'contents') => {
+      if (change === 'status') this.#emit({ catalogGeneration: this.#generation, provider: provider.name, reason: 'status' });
+      else void this.reload(provider.name).catch(() => {});
+    });
+  }
+
+  /**
+   * Unbinds a provider and ends what it started. Its capabilities leave the catalog; references
+   * to them fail with STALE_CAPABILITY (binding).
+   */
+  async removeProvider(name: string): Promise<void> {
+    const binding = this.#binding(name);
+    this.#bindings.delete(name);
+    binding.stopWatching?.();
+    await binding.reloading;
+    this.#changed(name, 'changed');
+    await binding.provider.close?.();
   }
 
   /** Reads a provider again; the binding and catalog generations grow only if something changed. */
@@ -64,6 +94,7 @@ export class Catalog {
     const entries = new Map<string, LiveEntry>();
     const diagnostics: Diagnostic[] = contents.diagnostics.map((d) => ({ ...d, provider: provider.name }));
     const generation = binding.generation + 1;
+    const external = new ExternalSchemaCompilers();
     const add = (entry: LiveEntry, path: string | null) => {
       if (entries.has(entry.contract.name)) {
         diagnostics.push({ provider: provider.name, path, line: null, capability: entry.contract.id, reason: `duplicate name "${entry.contract.name}"` });
@@ -73,7 +104,8 @@ export class Catalog {
     };
     for (const definition of contents.tools) {
       try {
-        const tool = toolContract(this.#ajv, provider.name, definition);
+        const compiled = toolContract(this.#ajv, provider.name, definition, external);
+        const tool = { ...compiled, contract: this.#toolPolicy(compiled.contract) };
         add({ contract: tool.contract, contractHash: contractHash(tool.contract), bindingGeneration: generation, tool }, null);
       } catch (error) {
         if (!(error instanceof ContractError)) throw error;
@@ -91,7 +123,9 @@ export class Catalog {
     }
 
     const first = binding.generation === 0;
-    const changed = first || !sameContracts(binding.entries, entries);
+    const reconnected = contents.connection !== binding.connection;
+    binding.connection = contents.connection;
+    const changed = first || reconnected || !sameContracts(binding.entries, entries);
     const diagnosticsChanged = JSON.stringify(diagnostics) !== JSON.stringify(binding.diagnostics);
     binding.diagnostics = diagnostics;
     if (changed) {
@@ -107,6 +141,7 @@ export class Catalog {
     const binding = this.#binding(name);
     if (binding.enabled === enabled) return;
     binding.enabled = enabled;
+    binding.provider.setActive?.(enabled);
     this.#changed(name, enabled ? 'enabled' : 'disabled');
   }
 
@@ -129,10 +164,12 @@ export class Catalog {
   providers(): ProviderInfo[] {
     return [...this.#bindings.values()].map(({ provider, enabled, generation, entries, diagnostics }) => {
       const all = [...entries.values()];
+      const status = provider.status?.();
       return {
         name: provider.name,
         kind: provider.kind,
         enabled,
+        ...(status ? { status } : {}),
         bindingGeneration: generation,
         tools: all.filter((e) => e.contract.kind === 'tool').length,
         skills: all.filter((e) => e.contract.kind === 'skill').length,
@@ -199,6 +236,16 @@ export class Catalog {
       throw new CapstanError('PROVIDER_DISABLED', `provider "${provider}" is disabled`);
     }
     if (this.#revoked.has(id)) throw new CapstanError('CAPABILITY_REVOKED', `${id} has been revoked`);
+    const status = this.#bindings.get(provider)?.provider.status?.();
+    if (status && status.state !== 'ready') {
+      const why = status.state === 'failed' ? `failed${status.reason ? ` (${status.reason})` : ''}${status.retryAt ? `; next attempt at ${status.retryAt}` : ''}` : 'still connecting';
+      throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${provider}" is not connected: ${why}`, { provider, state: status.state });
+    }
+  }
+
+  /** The provider bound under a name, if any. */
+  provider(name: string): Provider | undefined {
+    return this.#bindings.get(name)?.provider;
   }
 
   /**
@@ -233,9 +280,16 @@ export class Catalog {
     return () => this.#listeners.delete(listener);
   }
 
-  close(): void {
-    for (const binding of this.#bindings.values()) binding.stopWatching?.();
+  /**
+   * Stops watching and ends what providers started. Child processes are signalled at once, so
+   * a caller that cannot wait (a process about to exit) still ends them; the promise settles
+   * when they are gone.
+   */
+  close(): Promise<void> {
+    const bindings = [...this.#bindings.values()];
+    for (const binding of bindings) binding.stopWatching?.();
     this.#listeners.clear();
+    return Promise.all(bindings.map((binding) => binding.provider.close?.())).then(() => undefined);
   }
 
   #binding(name: string): Binding {

@@ -2,6 +2,8 @@
  * Turns provider definitions into validated, normalized contracts with their hashes, and holds
  * the compiled argument validators the gateway runs on every call.
  */
+import { Ajv, type Options } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { CAPABILITY_NAME_PATTERN, capabilityId, type SkillContract, type ToolContract } from '../../shared/capability';
@@ -10,10 +12,51 @@ import { sha256Hex } from './digest';
 import type { SkillSource } from './provider';
 import type { ToolDefinition } from './tool';
 
+/** Capstan's own schemas: strict JSON Schema 2020-12, an unknown keyword is a mistake. */
 export function createSchemaCompiler(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allErrors: false, useDefaults: false });
   addFormats.default(ajv);
   return ajv;
+}
+
+/**
+ * Schemas written elsewhere (MCP servers): compiled in the dialect their `$schema` names, with
+ * unknown keywords and formats ignored (JSON Schema's own rule) rather than refused, and their
+ * `$id`s kept out of the shared registry so two servers (or two listings) cannot collide. A
+ * fresh set per provider load, so the validators of replaced tools go with them.
+ */
+export class ExternalSchemaCompilers {
+  readonly #compilers = new Map<string, Ajv | Ajv2019 | Ajv2020>();
+
+  compile(schema: Record<string, unknown>): ValidateFunction {
+    const declared = typeof schema.$schema === 'string' ? schema.$schema : undefined;
+    const dialect = dialectOf(declared);
+    if (!dialect) throw new Error(`$schema "${declared}" is not a dialect Capstan reads (draft-04, -06, -07, 2019-09, 2020-12)`);
+    // Draft-04 and -06 read as draft-07, their nearest compiler; the schema itself is kept as sent.
+    const { $schema: _dropped, ...rest } = schema;
+    return this.#compiler(dialect).compile(dialect === 'draft-07' && !declared?.includes('draft-07') ? rest : schema);
+  }
+
+  #compiler(dialect: Dialect): Ajv | Ajv2019 | Ajv2020 {
+    let compiler = this.#compilers.get(dialect);
+    if (!compiler) {
+      const options: Options = { strict: false, allErrors: false, useDefaults: false, addUsedSchema: false, logger: false };
+      compiler = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+      addFormats.default(compiler);
+      this.#compilers.set(dialect, compiler);
+    }
+    return compiler;
+  }
+}
+
+type Dialect = 'draft-07' | '2019-09' | '2020-12';
+
+/** No `$schema` means 2020-12, the MCP specification's default dialect. */
+function dialectOf(declared: string | undefined): Dialect | undefined {
+  if (declared === undefined || declared.includes('2020-12')) return '2020-12';
+  if (declared.includes('2019-09')) return '2019-09';
+  if (/draft-0[467]\b/.test(declared)) return 'draft-07';
+  return undefined;
 }
 
 /** SHA-256 of the contract's canonical JSON (RFC 8785): any change to it changes the hash. */
@@ -27,18 +70,28 @@ export interface CompiledTool {
 
 export class ContractError extends Error {}
 
-export function toolContract(ajv: Ajv2020, provider: string, definition: ToolDefinition): CompiledTool {
+export function toolContract(
+  ajv: Ajv2020,
+  provider: string,
+  definition: ToolDefinition,
+  external: ExternalSchemaCompilers = new ExternalSchemaCompilers(),
+): CompiledTool {
   const problem = (reason: string) => new ContractError(`tool "${definition.name}" is invalid: ${reason}`);
   if (!CAPABILITY_NAME_PATTERN.test(definition.name)) throw problem('name must be 1-128 of [A-Za-z0-9_.-]');
   if (!definition.description.trim()) throw problem('description is empty');
   if (definition.inputSchema.type !== 'object') throw problem('inputSchema must describe an object');
   let validateArguments: ValidateFunction;
   try {
-    validateArguments = ajv.compile(definition.inputSchema);
+    validateArguments = definition.externalSchema ? external.compile(definition.inputSchema) : ajv.compile(definition.inputSchema);
   } catch (error) {
     throw problem(`inputSchema does not compile: ${(error as Error).message}`);
   }
   const { name, title, description, riskLevel, needConfirm, mutating, inputSchema, returnExample, tags } = definition;
+  // Only tools from outside carry these, so builtin contracts (and their hashes) stay as they were.
+  const fromOutside =
+    definition.declared === undefined
+      ? {}
+      : { outputSchema: definition.outputSchema ?? null, declared: definition.declared, tightenedBy: [], deprecated: definition.deprecated ?? false };
   return {
     contract: {
       id: capabilityId(provider, name),
@@ -54,6 +107,7 @@ export function toolContract(ajv: Ajv2020, provider: string, definition: ToolDef
       modelDiscoverable: definition.modelDiscoverable ?? true,
       inputSchema,
       returnExample,
+      ...fromOutside,
     },
     definition,
     validateArguments,

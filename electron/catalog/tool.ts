@@ -1,5 +1,5 @@
 /** What a provider supplies for each tool, before the catalog validates it into a contract. */
-import type { RiskLevel } from '../../shared/capability';
+import type { RiskLevel, ToolAnnotations } from '../../shared/capability';
 
 export interface ToolRunContext {
   /** Aborted when the call times out or is cancelled; long-running tools must honour it. */
@@ -24,6 +24,18 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   modelDiscoverable?: boolean;
   /** How long a call may take before it is aborted and reported as TOOL_FAILED. */
   timeoutMs?: number;
+  // The fields below are for tools from outside Capstan (an MCP server); builtins leave them out.
+  /**
+   * The input schema was written elsewhere: it is compiled in the dialect its `$schema` names
+   * (draft-07 or 2020-12, the default) and unknown keywords are ignored, as JSON Schema allows.
+   * Capstan's own schemas are held to strict 2020-12.
+   */
+  externalSchema?: boolean;
+  /** The JSON Schema of the result's `structuredContent`, when declared (null: none). */
+  outputSchema?: Record<string, unknown> | null;
+  /** The annotations as the tool's server declared them (null: none at all). */
+  declared?: ToolAnnotations | null;
+  deprecated?: boolean;
   run(args: Args, context: ToolRunContext): Promise<unknown> | unknown;
 }
 
@@ -39,6 +51,13 @@ export class ToolArgumentError extends Error {
     super(message);
   }
 }
+
+/**
+ * Thrown by a tool that lost track of its call: the connection to the server that ran it dropped
+ * mid-call, or the server neither answered nor acknowledged a cancellation in time. The call
+ * ends `outcome_unknown`, and a mutating one arms its session's mutation gate.
+ */
+export class OutcomeUnknownError extends Error {}
 
 /** Helps a provider keep its definitions typed while the catalog stores them uniformly. */
 export const defineTool = <Args>(definition: ToolDefinition<Args>) => definition as unknown as ToolDefinition;

@@ -16,6 +16,7 @@ import type { ToolContract } from '../../shared/capability';
 import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
+import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { Database } from '../store/database';
@@ -39,8 +40,9 @@ export function createApiHandlers(parts: {
   discovery: Discovery;
   tasks: TaskRuntime;
   ledger: Ledger;
+  mcp: McpServers;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp } = parts;
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
@@ -67,6 +69,8 @@ export function createApiHandlers(parts: {
     },
     getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),
     setProviderEnabled: async ({ provider, enabled }) => {
+      // An MCP server's switch is its config.json entry's `enabled`: written first, so both agree.
+      if (mcp.has(provider)) await mcp.recordEnabled(provider, enabled);
       catalog.setEnabled(provider, enabled);
       saveProviderSwitch(db, provider, enabled);
       return view();
@@ -78,17 +82,10 @@ export function createApiHandlers(parts: {
       return view();
     },
 
-    // Not wired yet: the MCP server manager lands next.
-    listMcpServers: async () => ({ servers: [] }),
-    saveMcpServer: async ({ name }) => {
-      throw new CapstanError('NOT_FOUND', `no MCP server "${name}"`);
-    },
-    removeMcpServer: async ({ name }) => {
-      throw new CapstanError('NOT_FOUND', `no MCP server "${name}"`);
-    },
-    reconnectProvider: async ({ name }) => {
-      throw new CapstanError('NOT_FOUND', `no MCP server "${name}"`);
-    },
+    listMcpServers: async () => mcp.list(),
+    saveMcpServer: ({ name, entry }) => mcp.save(name, entry),
+    removeMcpServer: ({ name }) => mcp.remove(name),
+    reconnectProvider: async ({ name }) => mcp.reconnect(name),
 
     listTasks: async (query) => tasks.view(query),
     taskAction: async (input) => {

@@ -3,7 +3,7 @@
  * grace period after an abort before its outcome is declared unknown. The first decision wins.
  */
 import { CapstanError } from '../../shared/errors';
-import { ToolArgumentError } from '../catalog/tool';
+import { OutcomeUnknownError, ToolArgumentError } from '../catalog/tool';
 
 /** What a call needs from its entry (HTTP, IPC, MCP, Harn): everything else is the runtime's. */
 export interface CallSpec {
@@ -33,7 +33,7 @@ type Decision =
   | { status: 'ok'; result: unknown }
   | { status: 'error'; error: unknown; timedOut: boolean }
   | { status: 'cancelled' }
-  | { status: 'outcome_unknown' };
+  | { status: 'outcome_unknown'; reason?: string };
 
 export class Call {
   readonly #controller = new AbortController();
@@ -70,7 +70,14 @@ export class Call {
       .then(
         (result) => this.#settle({ status: 'ok', result }),
         (error: unknown) =>
-          this.#settle(this.#abortReason === 'cancelled' ? { status: 'cancelled' } : { status: 'error', error, timedOut: this.#abortReason === 'deadline' }),
+          this.#settle(
+            // The work itself may know it lost track of the call (its server's connection dropped).
+            error instanceof OutcomeUnknownError
+              ? { status: 'outcome_unknown', reason: error.message }
+              : this.#abortReason === 'cancelled'
+                ? { status: 'cancelled' }
+                : { status: 'error', error, timedOut: this.#abortReason === 'deadline' },
+          ),
       )
       .finally(() => clearTimeout(deadline));
     return this.#outcome(await this.#decided);
@@ -107,7 +114,7 @@ export class Call {
       case 'outcome_unknown':
         return {
           status: 'outcome_unknown',
-          error: new CapstanError('OUTCOME_UNKNOWN', `${tool} did not end within the grace period after it was stopped; its effects are unknown`),
+          error: new CapstanError('OUTCOME_UNKNOWN', `${tool} ${decision.reason ?? 'did not end within the grace period after it was stopped'}; its effects are unknown`),
           durationMs,
         };
       case 'error':

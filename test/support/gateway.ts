@@ -56,7 +56,7 @@ export async function startTestGateway(options: { dataDir?: string; skillsDirs?:
     },
     stop: async () => {
       await gateway.close();
-      host.close();
+      await host.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,112 @@
+/**
+ * One tool call to an MCP server, as the `run` of its tool definition: the runtime has already
+ * checked the task, grant, mutation gate and confirmation, and records the outcome.
+ *
+ * - The call carries the requestId and a W3C `traceparent` (its trace id derived from the
+ *   requestId, so either finds the other) in `_meta`.
+ * - Deadlines: the server may go `timeoutMs` without answering; each progress notification
+ *   restarts that clock (the SDK's `resetTimeoutOnProgress`), and `toolTimeoutMs` bounds the
+ *   whole call. The runtime's own deadline for the call sits beyond both, as a backstop.
+ * - Stopping: when the task is cancelled or a deadline passes, the SDK sends
+ *   `notifications/cancelled`. MCP has no acknowledgement of a cancellation, so Capstan probes the
+ *   server right after it (ping, or server/discover on 2026-07-28): an answer within the grace
+ *   period means the server has read the cancellation, and the call ends cancelled (or failed, for
+ *   a deadline); no answer, or a connection lost mid-call, leaves the outcome unknown.
+ * - Results keep MCP's content blocks and `structuredContent`; `isError` is TOOL_ERROR with the
+ *   server's answer; a result over `maxResultBytes` is RESULT_TOO_LARGE.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { TRACEPARENT_META_KEY, type CallToolResult } from '@modelcontextprotocol/client';
+import { CapstanError } from '../../../shared/errors';
+import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
+import { isConnectionLost, isTimeout, type McpConnection } from './connection';
+import type { McpSettings } from './settings';
+
+/** A running call's progress, before the host adds the task it runs in. */
+export interface McpProgress {
+  requestId: string;
+  capability: string;
+  progress: number;
+  total: number | null;
+  message: string | null;
+  startedAt: string;
+  deadlineAt: string;
+}
+
+export interface CallParts {
+  settings: McpSettings;
+  connection: McpConnection;
+  /** The runtime's grace period: how long a stopped call may take to show it stopped. */
+  graceMs: number;
+  onProgress(progress: McpProgress): void;
+}
+
+export async function callMcpTool(parts: CallParts, tool: string, args: Record<string, unknown>, { signal, requestId }: ToolRunContext): Promise<unknown> {
+  const { settings, connection } = parts;
+  const capability = `${settings.name}:${tool}`;
+  const started = Date.now();
+  let lastHeard = started;
+  const deadline = () => new Date(Math.min(lastHeard + settings.timeoutMs, started + settings.toolTimeoutMs)).toISOString();
+  let result: CallToolResult;
+  try {
+    result = await connection.client.callTool(
+      { name: tool, arguments: args, _meta: { requestId, [TRACEPARENT_META_KEY]: traceparent(requestId) } },
+      {
+        signal,
+        timeout: settings.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: settings.toolTimeoutMs,
+        onprogress: ({ progress, total, message }) => {
+          lastHeard = Date.now();
+          parts.onProgress({
+            requestId,
+            capability,
+            progress,
+            total: total ?? null,
+            message: message ?? null,
+            startedAt: new Date(started).toISOString(),
+            deadlineAt: deadline(),
+          });
+        },
+      },
+    );
+  } catch (error) {
+    throw await stopped(error, parts, capability, signal);
+  }
+  return answer(result, capability, settings.maxResultBytes);
+}
+
+/** What a call that did not return ends as, once the server has had its chance to show it stopped. */
+async function stopped(error: unknown, { connection, settings, graceMs }: CallParts, capability: string, signal: AbortSignal): Promise<unknown> {
+  if (isConnectionLost(error)) return new OutcomeUnknownError(`lost its connection to the server mid-call (${(error as Error).message})`);
+  const cancelled = signal.aborted;
+  if (!cancelled && !isTimeout(error)) return error; // the server answered with a protocol error: the call ended
+  try {
+    await connection.probe(graceMs);
+  } catch {
+    return new OutcomeUnknownError(`was stopped, and the server did not answer within the grace period (${graceMs} ms) to show it read the cancellation`);
+  }
+  if (cancelled) return error; // the runtime reports it as cancelled
+  return new CapstanError('TOOL_FAILED', `${capability} had no answer or progress within ${settings.timeoutMs} ms (or ran past ${settings.toolTimeoutMs} ms in all); the server was told to stop`);
+}
+
+/** The call's JSON result: MCP's content blocks, and structuredContent when the server sent it. */
+function answer(result: CallToolResult, capability: string, limit: number): unknown {
+  const shaped = { content: result.content ?? [], ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
+  const size = Buffer.byteLength(JSON.stringify(shaped));
+  if (size > limit) {
+    throw new CapstanError('RESULT_TOO_LARGE', `${capability} answered ${size} bytes of JSON, over its server's limit of ${limit} (maxResultBytes)`, { size, limit });
+  }
+  if (result.isError) {
+    const first = shaped.content.find((block) => block.type === 'text');
+    const said = first && 'text' in first ? `: ${String(first.text).slice(0, 200)}` : '';
+    throw new CapstanError('TOOL_ERROR', `${capability} reported an error${said}`, { result: shaped });
+  }
+  return shaped;
+}
+
+/** W3C trace context: version 00, a trace id made from the requestId, a fresh parent id, sampled. */
+export function traceparent(requestId: string): string {
+  const traceId = createHash('sha256').update(requestId).digest('hex').slice(0, 32);
+  return `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+}

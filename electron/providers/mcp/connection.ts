@@ -1,0 +1,122 @@
+/**
+ * One live connection to an MCP server, through the official SDK v2 client: stdio (a child
+ * process Capstan starts, its stderr kept in a bounded tail) or Streamable HTTP. The protocol
+ * revision is negotiated (`versionNegotiation: 'auto'`): a 2026-07-28 server is spoken to in its
+ * revision, a 2025 one in its own. A connection is opened once and closed once; reconnecting is
+ * a new connection (the provider's business).
+ */
+import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { McpSettings } from './settings';
+import type { StderrTail } from './stderrTail';
+
+export const CLIENT_INFO = { name: 'capstan', version: '0.1.0' };
+/** How long one burst of list_changed notifications is gathered into one reload. */
+const LIST_CHANGED_DEBOUNCE_MS = 100;
+
+export interface ConnectionEvents {
+  /** The connection ended without Capstan closing it: the process exited, the stream dropped. */
+  onLost(reason: string): void;
+  /** The server announced notifications/tools/list_changed. */
+  onToolsChanged(): void;
+  stderr: StderrTail;
+}
+
+export class McpConnection {
+  #closing = false;
+
+  private constructor(
+    readonly client: Client,
+    private readonly transport: Transport,
+  ) {}
+
+  static async open(settings: McpSettings, events: ConnectionEvents): Promise<McpConnection> {
+    const transport = createTransport(settings, events.stderr);
+    const client = new Client(CLIENT_INFO, {
+      versionNegotiation: { mode: 'auto' },
+      listChanged: { tools: { autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => events.onToolsChanged() } },
+    });
+    const connection = new McpConnection(client, transport);
+    client.onclose = () => {
+      if (!connection.#closing) events.onLost(settings.transport === 'stdio' ? 'the server process exited' : 'the connection to the server closed');
+    };
+    // Out-of-band reports (a late answer to a cancelled call, a stray progress): nothing to act on.
+    client.onerror = () => {};
+    try {
+      await client.connect(transport, { timeout: settings.timeoutMs });
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    return connection;
+  }
+
+  /** A stdio server's process id (for diagnostics and tests); null over HTTP. */
+  get pid(): number | null {
+    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+  }
+
+  /** The negotiated protocol revision: `2026-07-28`, `2025-11-25`… */
+  get protocolVersion(): string | null {
+    return this.client.getNegotiatedProtocolVersion() ?? null;
+  }
+
+  /** Every tool, across every page the server hands out. */
+  async listTools(timeoutMs: number): Promise<Tool[]> {
+    const { tools } = await this.client.listTools(undefined, { cacheMode: 'refresh', timeout: timeoutMs });
+    return tools;
+  }
+
+  /**
+   * Does the server answer at all? A `ping` on a 2025 connection, `server/discover` on a
+   * 2026-07-28 one (which has no ping). Messages on one connection are handled in order, so an
+   * answer also says the server has read everything sent before it (a cancellation, say).
+   */
+  async probe(timeoutMs: number): Promise<void> {
+    if (this.client.getProtocolEra() === 'modern') await this.client.discover({ timeout: timeoutMs });
+    else await this.client.ping({ timeout: timeoutMs });
+  }
+
+  /**
+   * Ends the connection. A child process gets SIGTERM at once when `now` (Capstan is quitting),
+   * else the SDK's orderly end (stdin closed, then SIGTERM, then SIGKILL); either way this
+   * resolves when the process is gone.
+   */
+  async close({ now = false }: { now?: boolean } = {}): Promise<void> {
+    this.#closing = true;
+    const pid = this.pid;
+    if (now && pid !== null) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+    }
+    if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => {});
+    await this.client.close().catch(() => {});
+  }
+}
+
+function createTransport(settings: McpSettings, stderr: StderrTail): Transport {
+  const { entry } = settings;
+  if (settings.transport === 'http') {
+    return new StreamableHTTPClientTransport(new URL(entry.url!), { requestInit: { headers: entry.headers ?? {} } });
+  }
+  const transport = new StdioClientTransport({
+    command: entry.command!,
+    args: entry.args ?? [],
+    // The SDK adds only a safe few of Capstan's own variables (PATH, HOME…), never its token.
+    env: entry.env ?? {},
+    ...(entry.cwd ? { cwd: entry.cwd } : {}),
+    stderr: 'pipe',
+    // Room for a result somewhat over the limit, so it is refused as RESULT_TOO_LARGE rather than dropping the connection.
+    maxBufferSize: Math.max(10 * 1024 * 1024, 4 * settings.maxResultBytes),
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
+  return transport;
+}
+
+/** The SDK's own timeout, as opposed to an abort, a lost connection or an error from the server. */
+export const isTimeout = (error: unknown) => error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+export const isConnectionLost = (error: unknown) =>
+  error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed);

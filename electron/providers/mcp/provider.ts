@@ -1,0 +1,243 @@
+/**
+ * One MCP server as a provider: its connection's life and the tools it lists.
+ *
+ * connecting → ready; a server that fails to start, exits, or stops answering (a probe every
+ * HEARTBEAT_MS) becomes `failed` with the reason and the tail of its stderr, and is retried with
+ * backoff (1 s, doubling to a minute). Its last-listed tools stay in the catalog meanwhile, and
+ * calls to them get PROVIDER_UNAVAILABLE. Each new connection is a new binding (its generation
+ * grows), and notifications/tools/list_changed reloads the tools. Switched off, it is closed
+ * (`disabled`); closed for good, its process is ended.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ProviderStatus } from '../../../shared/capability';
+import { CapstanError } from '../../../shared/errors';
+import type { Provider, ProviderChange, ProviderContents } from '../../catalog/provider';
+import type { ToolDefinition } from '../../catalog/tool';
+import type { Logger } from '../../logger';
+import { callMcpTool, type McpProgress } from './calls';
+import { McpConnection } from './connection';
+import { declaredAnnotations, decideFromAnnotations } from './policy';
+import { redact, secretValues } from './secrets';
+import type { McpSettings } from './settings';
+import { StderrTail } from './stderrTail';
+
+export const HEARTBEAT_MS = 30_000;
+export const RETRY_FIRST_MS = 1_000;
+export const RETRY_MAX_MS = 60_000;
+
+export interface McpProviderParts {
+  graceMs: number;
+  onProgress(progress: McpProgress): void;
+  log: Logger;
+}
+
+export class McpServerProvider implements Provider {
+  readonly kind = 'mcp';
+  #settings: McpSettings;
+  #active = false;
+  #connection: McpConnection | undefined;
+  /** Bumped by every connect and disconnect, so a stale attempt's outcome is dropped. */
+  #attempt = 0;
+  /** Grows with each connection that reached `ready`: the catalog's binding generation follows it. */
+  #connections = 0;
+  #tools: Tool[] = [];
+  #status: ProviderStatus;
+  #failures = 0;
+  #retry: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #onChange: ((change: ProviderChange) => void) | undefined;
+  readonly #stderr = new StderrTail(() => this.#secrets);
+  #secrets: string[];
+
+  constructor(
+    settings: McpSettings,
+    private readonly parts: McpProviderParts,
+  ) {
+    this.#settings = settings;
+    this.#secrets = secretValues(settings.entry);
+    this.#status = this.#state('disabled', null);
+  }
+
+  get name(): string {
+    return this.#settings.name;
+  }
+
+  get settings(): McpSettings {
+    return this.#settings;
+  }
+
+  /** The server's process id while connected over stdio. */
+  get pid(): number | null {
+    return this.#connection?.pid ?? null;
+  }
+
+  load(): ProviderContents {
+    return { tools: this.#tools.map((tool) => this.#definition(tool)), skills: [], diagnostics: [], connection: this.#connections };
+  }
+
+  watch(onChange: (change: ProviderChange) => void): () => void {
+    this.#onChange = onChange;
+    return () => (this.#onChange = undefined);
+  }
+
+  status(): ProviderStatus {
+    return { ...this.#status, stderr: this.#stderr.lines() };
+  }
+
+  setActive(active: boolean): void {
+    if (active === this.#active) return;
+    this.#active = active;
+    if (active) void this.#connect();
+    else void this.#disconnect();
+  }
+
+  /** "Retry now": drop the connection (ending its process) and connect at once, whatever the backoff. */
+  reconnect(): void {
+    if (!this.#active) return;
+    this.#failures = 0;
+    void this.#disconnect({ state: null }).then(() => this.#connect());
+  }
+
+  /** New settings from the console; an active server reconnects with them unless told not to. */
+  update(settings: McpSettings, { reconnect = true }: { reconnect?: boolean } = {}): void {
+    this.#settings = settings;
+    this.#secrets = secretValues(settings.entry);
+    if (this.#active && reconnect) this.reconnect();
+  }
+
+  async close({ now = false }: { now?: boolean } = {}): Promise<void> {
+    this.#active = false;
+    await this.#disconnect({ now });
+  }
+
+  async #connect(): Promise<void> {
+    const attempt = ++this.#attempt;
+    clearTimeout(this.#retry);
+    this.#setStatus(this.#state('connecting', this.#status.state === 'failed' ? this.#status.reason : null));
+    this.#stderr.note(this.#settings.transport === 'stdio' ? `starting ${this.#settings.entry.command}` : `connecting to the server`);
+    let connection: McpConnection | undefined;
+    try {
+      connection = await McpConnection.open(this.#settings, {
+        stderr: this.#stderr,
+        onLost: (reason) => this.#lost(attempt, reason),
+        onToolsChanged: () => void this.#relist(attempt),
+      });
+      if (attempt !== this.#attempt) return void (await connection.close());
+      this.#connection = connection;
+      const tools = await connection.listTools(this.#settings.timeoutMs);
+      if (attempt !== this.#attempt) return;
+      this.#tools = tools;
+      this.#connections += 1;
+      this.#failures = 0;
+      this.#status = this.#state('ready', null, connection.protocolVersion);
+      this.#onChange?.('contents');
+      this.#onChange?.('status');
+      this.#beat(attempt);
+    } catch (error) {
+      if (attempt !== this.#attempt) return;
+      this.#connection = undefined;
+      await connection?.close();
+      this.#fail(`could not connect: ${this.#reason(error)}`);
+    }
+  }
+
+  /** Ends the connection; the status says `disabled` unless a new connection follows at once. */
+  async #disconnect({ now = false, state = 'disabled' }: { now?: boolean; state?: 'disabled' | null } = {}): Promise<void> {
+    this.#attempt += 1;
+    clearTimeout(this.#retry);
+    clearTimeout(this.#heartbeat);
+    const connection = this.#connection;
+    this.#connection = undefined;
+    if (state) this.#setStatus(this.#state(state, null));
+    await connection?.close({ now });
+  }
+
+  #lost(attempt: number, reason: string): void {
+    if (attempt !== this.#attempt) return;
+    this.#attempt += 1;
+    clearTimeout(this.#heartbeat);
+    this.#connection = undefined;
+    this.#fail(reason);
+  }
+
+  /** Failed: say why, keep the tools (unavailable), and try again after the backoff. */
+  #fail(reason: string): void {
+    const delay = Math.min(RETRY_FIRST_MS * 2 ** this.#failures, RETRY_MAX_MS);
+    this.#failures += 1;
+    this.#stderr.note(reason);
+    this.#setStatus({ ...this.#state('failed', reason), retryAt: new Date(Date.now() + delay).toISOString() });
+    this.parts.log.warn({ provider: this.name, retryInMs: delay }, 'MCP server failed');
+    this.#retry = setTimeout(() => void this.#connect(), delay);
+    this.#retry.unref();
+  }
+
+  async #relist(attempt: number): Promise<void> {
+    const connection = this.#connection;
+    if (attempt !== this.#attempt || !connection) return;
+    try {
+      const tools = await connection.listTools(this.#settings.timeoutMs);
+      if (attempt !== this.#attempt) return;
+      this.#tools = tools;
+      this.#onChange?.('contents');
+    } catch (error) {
+      this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server did not list its tools after list_changed');
+    }
+  }
+
+  /** A server that stops answering is failed and restarted, even while no call is running. */
+  #beat(attempt: number): void {
+    this.#heartbeat = setTimeout(async () => {
+      const connection = this.#connection;
+      if (attempt !== this.#attempt || !connection) return;
+      try {
+        await connection.probe(this.#settings.timeoutMs);
+        this.#beat(attempt);
+      } catch {
+        if (attempt !== this.#attempt) return;
+        this.#lost(attempt, `the server stopped answering (no answer to a probe within ${this.#settings.timeoutMs} ms)`);
+        void connection.close();
+      }
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  #definition(tool: Tool): ToolDefinition {
+    const declared = declaredAnnotations(tool.annotations as Record<string, unknown> | undefined);
+    const title = tool.title ?? declared?.title ?? tool.name;
+    return {
+      name: tool.name,
+      title,
+      description: tool.description?.trim() || `${title} (the server gave no description)`,
+      ...decideFromAnnotations(declared),
+      tags: ['mcp'],
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+      returnExample: null,
+      externalSchema: true,
+      outputSchema: (tool.outputSchema as Record<string, unknown> | undefined) ?? null,
+      declared,
+      deprecated: tool._meta?.deprecated === true,
+      // A backstop beyond the call's own deadlines (calls.ts), which come first and say more.
+      timeoutMs: this.#settings.toolTimeoutMs + 2 * this.parts.graceMs,
+      run: (args, context) => {
+        const connection = this.#connection;
+        if (!connection) throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${this.name}" is not connected`, { provider: this.name });
+        return callMcpTool({ settings: this.#settings, connection, graceMs: this.parts.graceMs, onProgress: this.parts.onProgress }, tool.name, args, context);
+      },
+    };
+  }
+
+  #state(state: ProviderStatus['state'], reason: string | null, protocolVersion: string | null = null): ProviderStatus {
+    return { state, reason, since: new Date().toISOString(), retryAt: null, stderr: [], protocolVersion };
+  }
+
+  #setStatus(status: ProviderStatus): void {
+    if (status.state === this.#status.state && status.reason === this.#status.reason && status.retryAt === this.#status.retryAt) return;
+    this.#status = status;
+    this.#onChange?.('status');
+  }
+
+  /** An error in words, without any secret the entry holds (a URL's query, a header echoed back). */
+  #reason(error: unknown): string {
+    return redact(error instanceof Error ? error.message : String(error), this.#secrets);
+  }
+}

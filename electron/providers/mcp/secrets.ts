@@ -1,0 +1,150 @@
+/**
+ * Secret-looking values in an MCP server entry: header and env values whose name says secret
+ * (Authorization, X-Api-Key, GITHUB_TOKEN, DB_PASSWORD…) or whose value looks like a credential
+ * (`Bearer …`, `sk-…`, `ghp_…`, a JWT), the value after a `--token`-like argument, and a URL's
+ * password or secret query parameters. Views carry them masked; a save that sends a mask back
+ * unchanged keeps the stored value; any other value containing the mask is refused, so a mask
+ * can never be saved as a secret by mistake.
+ */
+import { CapstanError } from '../../../shared/errors';
+import { isMasked, SECRET_MASK, type McpServerEntry } from '../../../shared/mcp';
+
+const SECRET_NAME = /auth|token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|credential|cookie|session|signature/i;
+const SECRET_VALUE =
+  /^(bearer|basic|token)\s+\S{8,}|^(sk|pk|rk)[-_][A-Za-z0-9_-]{12,}|^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|^github_pat_|^glpat-|^xox[abpr]-|^AKIA[0-9A-Z]{16}$|^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\./i;
+/** `--token`, `--api-key=…`: an argument naming a secret (the value is the next argument, or after `=`). */
+const SECRET_FLAG = /^--?[A-Za-z0-9_-]*?(token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|credential)[A-Za-z0-9_-]*$/i;
+
+export const looksSecret = (name: string | undefined, value: string): boolean =>
+  value.length > 0 && ((name !== undefined && SECRET_NAME.test(name)) || SECRET_VALUE.test(value.trim()));
+
+/** The mask for one value: never the value, at most its scheme and last four characters. */
+export function mask(value: string): string {
+  const scheme = /^(bearer|basic|token)\s+/i.exec(value)?.[0] ?? '';
+  const rest = value.slice(scheme.length);
+  return `${scheme}${SECRET_MASK}${rest.length >= 16 ? rest.slice(-4) : ''}`;
+}
+
+/** A value's masked form, or itself when it does not look secret. */
+type Masker = (value: string) => string;
+
+export interface MaskedEntry {
+  entry: McpServerEntry;
+  /** Paths of the masked values: `env.NAME`, `headers.Name`, `args.3`, `url`. */
+  masked: string[];
+}
+
+/** The entry with every secret-looking value masked, for every view. */
+export function maskEntry(entry: McpServerEntry): MaskedEntry {
+  const masked: string[] = [];
+  const out: McpServerEntry = { ...entry };
+  const maskRecord = (field: 'env' | 'headers') => {
+    const record = entry[field];
+    if (!record) return;
+    out[field] = Object.fromEntries(
+      Object.entries(record).map(([name, value]) => {
+        if (!looksSecret(name, value)) return [name, value];
+        masked.push(`${field}.${name}`);
+        return [name, mask(value)];
+      }),
+    );
+  };
+  maskRecord('env');
+  maskRecord('headers');
+  if (entry.args) {
+    out.args = entry.args.map((arg, index) => {
+      const shown = maskArgument(arg, entry.args![index - 1], mask);
+      if (shown !== arg) masked.push(`args.${index}`);
+      return shown;
+    });
+  }
+  if (entry.url) {
+    const shown = maskUrl(entry.url, mask);
+    if (shown !== entry.url) {
+      masked.push('url');
+      out.url = shown;
+    }
+  }
+  return { entry: out, masked };
+}
+
+/**
+ * The entry to save: each value that comes back exactly as the view showed it keeps the stored
+ * value at the same place; a value containing the mask anywhere else is refused.
+ */
+export function unmaskEntry(incoming: McpServerEntry, stored: McpServerEntry | undefined): McpServerEntry {
+  const shown = stored ? maskEntry(stored).entry : undefined;
+  const keep = (path: string, value: string, shownValue: string | undefined, storedValue: string | undefined): string => {
+    if (!isMasked(value)) return value;
+    if (shownValue !== undefined && storedValue !== undefined && value === shownValue && shownValue !== storedValue) return storedValue;
+    throw new CapstanError('BAD_REQUEST', `${path}: a masked value can only be sent back unchanged, to keep the stored one; type the whole new value`, {
+      field: path,
+    });
+  };
+  const out: McpServerEntry = { ...incoming };
+  for (const field of ['env', 'headers'] as const) {
+    const record = incoming[field];
+    if (record) out[field] = Object.fromEntries(Object.entries(record).map(([name, value]) => [name, keep(`${field}.${name}`, value, shown?.[field]?.[name], stored?.[field]?.[name])]));
+  }
+  if (incoming.args) out.args = incoming.args.map((arg, index) => keep(`args.${index}`, arg, shown?.args?.[index], stored?.args?.[index]));
+  if (incoming.url) out.url = keep('url', incoming.url, shown?.url, stored?.url);
+  return out;
+}
+
+/** Every secret value an entry holds, so they can be masked wherever else they turn up (stderr, error messages). */
+export function secretValues(entry: McpServerEntry): string[] {
+  const found: string[] = [];
+  const collect: Masker = (value) => {
+    found.push(value);
+    return value;
+  };
+  for (const [name, value] of [...Object.entries(entry.env ?? {}), ...Object.entries(entry.headers ?? {})]) {
+    if (looksSecret(name, value)) found.push(value.replace(/^(bearer|basic|token)\s+/i, ''));
+  }
+  entry.args?.forEach((arg, index) => maskArgument(arg, entry.args![index - 1], collect));
+  if (entry.url) maskUrl(entry.url, collect);
+  return found.filter((value) => value.length >= 4);
+}
+
+export function redact(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) redacted = redacted.replaceAll(secret, SECRET_MASK);
+  return redacted;
+}
+
+function maskArgument(arg: string, previous: string | undefined, masker: Masker): string {
+  const assigned = /^(--?[^=\s]+)=(.*)$/s.exec(arg);
+  if (assigned && SECRET_FLAG.test(assigned[1]!) && assigned[2]) return `${assigned[1]}=${masker(assigned[2])}`;
+  if ((previous !== undefined && SECRET_FLAG.test(previous)) || looksSecret(undefined, arg)) return masker(arg);
+  return arg;
+}
+
+/** Masks a URL's password and secret query values in its own text (the URL API would percent-encode the mask). */
+function maskUrl(value: string, masker: Masker): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return value;
+  }
+  let shown = value;
+  if (url.password) shown = shown.replace(`:${url.password}@`, `:${masker(url.password)}@`);
+  const queryAt = shown.indexOf('?');
+  if (queryAt < 0) return shown;
+  const hashAt = shown.indexOf('#', queryAt);
+  const query = shown.slice(queryAt + 1, hashAt < 0 ? undefined : hashAt);
+  const pairs = query.split('&').map((pair) => {
+    const [name = '', ...rest] = pair.split('=');
+    const param = rest.join('=');
+    return param && looksSecret(safeDecode(name), safeDecode(param)) ? `${name}=${masker(param)}` : pair;
+  });
+  return `${shown.slice(0, queryAt + 1)}${pairs.join('&')}${hashAt < 0 ? '' : shown.slice(hashAt)}`;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}

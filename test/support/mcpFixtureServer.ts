@@ -1,0 +1,159 @@
+/**
+ * A small MCP server (SDK v2, stdio, both protocol eras) for what server-everything and
+ * server-filesystem do not offer. Run as a child process: `node test/support/mcpFixtureServer.ts`.
+ *
+ * - `plain`: no annotations at all (Capstan must treat it as destructive: confirmation, high risk)
+ * - `shape` and `reshape`: calling `reshape` adds a required argument to `shape` and sends
+ *   notifications/tools/list_changed
+ * - `stubborn`: ignores cancellation: it blocks the server's event loop for `ms`, so the server
+ *   can neither answer nor acknowledge anything meanwhile
+ * - `slow`: reports progress every `everyMs` for `steps` steps and stops when cancelled
+ * - `fail`: answers with `isError: true`; `big`: a text of `bytes` bytes; `meta`: echoes the
+ *   `_meta` it received (requestId, traceparent); `draft07`: a draft-07 schema with keywords
+ *   strict 2020-12 would refuse; `exit`: the process exits mid-call
+ * - `extra-1` … `extra-N` (FIXTURE_EXTRA_TOOLS, default 0) and FIXTURE_PAGE_SIZE (default 5):
+ *   tools/list answers in pages, so a client must follow `nextCursor`
+ */
+import { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+
+type Json = Record<string, unknown>;
+interface FixtureTool {
+  name: string;
+  description: string;
+  inputSchema: Json;
+  annotations?: Json;
+  run(args: Json, ctx: { signal: AbortSignal; meta: Json | undefined; progress(progress: number, total: number): Promise<void> }): Promise<Json> | Json;
+}
+
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+const object = (properties: Json, required: string[] = []): Json => ({ type: 'object', properties, required });
+let shapeNeedsUnit = false;
+let live: Server | undefined;
+
+const tools = (): FixtureTool[] => [
+  { name: 'plain', description: 'A tool whose server declares no annotations', inputSchema: object({ text: { type: 'string' } }), run: (args) => text(`plain: ${String(args.text)}`) },
+  {
+    name: 'shape',
+    description: 'Its schema changes when reshape is called',
+    inputSchema: shapeNeedsUnit ? object({ size: { type: 'number' }, unit: { type: 'string' } }, ['size', 'unit']) : object({ size: { type: 'number' } }, ['size']),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (args) => text(`shape ${JSON.stringify(args)}`),
+  },
+  {
+    name: 'reshape',
+    description: 'Adds a required unit to shape and announces the change',
+    inputSchema: object({}),
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    run: async () => {
+      shapeNeedsUnit = true;
+      await live?.sendToolListChanged();
+      return text('reshaped');
+    },
+  },
+  {
+    name: 'stubborn',
+    description: 'Ignores cancellation: blocks its server for ms milliseconds',
+    inputSchema: object({ ms: { type: 'number' } }, ['ms']),
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    run: (args) => {
+      const until = Date.now() + Number(args.ms);
+      while (Date.now() < until) {
+        // Busy: nothing else on this server runs, not even a ping.
+      }
+      return text('stubborn finished');
+    },
+  },
+  {
+    name: 'slow',
+    description: 'Reports progress every everyMs for steps steps; stops when cancelled',
+    inputSchema: object({ steps: { type: 'number' }, everyMs: { type: 'number' } }, ['steps', 'everyMs']),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async (args, { signal, progress }) => {
+      const steps = Number(args.steps);
+      for (let step = 1; step <= steps; step += 1) {
+        await new Promise((resolve) => setTimeout(resolve, Number(args.everyMs)));
+        signal.throwIfAborted();
+        await progress(step, steps);
+      }
+      return text(`slow finished ${steps} steps`);
+    },
+  },
+  {
+    name: 'fail',
+    description: 'Answers with isError',
+    inputSchema: object({}),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: () => ({ ...text('the fixture failed on purpose'), isError: true }),
+  },
+  {
+    name: 'big',
+    description: 'Answers with a text of the given size',
+    inputSchema: object({ bytes: { type: 'number' } }, ['bytes']),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (args) => text('x'.repeat(Number(args.bytes))),
+  },
+  {
+    name: 'meta',
+    description: 'Echoes the _meta its call carried',
+    inputSchema: object({}),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (_args, { meta }) => ({ ...text('meta'), structuredContent: { meta: meta ?? null } }),
+  },
+  {
+    name: 'draft07',
+    description: 'A draft-07 input schema with keywords strict 2020-12 refuses',
+    inputSchema: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { count: { type: 'integer', minimum: 1, 'x-unit': 'items', example: 3 } },
+      required: ['count'],
+      additionalProperties: false,
+      definitions: { unused: { type: 'string' } },
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (args) => text(`count ${String(args.count)}`),
+  },
+  {
+    name: 'exit',
+    description: 'The server exits mid-call',
+    inputSchema: object({}),
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    run: () => {
+      setTimeout(() => process.exit(3), 50);
+      return new Promise(() => {});
+    },
+  },
+  ...Array.from({ length: Number(process.env.FIXTURE_EXTRA_TOOLS ?? 0) }, (_, index) => ({
+    name: `extra-${index + 1}`,
+    description: `Extra tool ${index + 1}, for paging`,
+    inputSchema: object({}),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: () => text(`extra ${index + 1}`),
+  })),
+];
+
+const pageSize = Number(process.env.FIXTURE_PAGE_SIZE ?? 5);
+
+serveStdio(() => {
+  const server = new Server({ name: 'capstan-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  live = server;
+  server.setRequestHandler('tools/list', (request) => {
+    const all = tools().map(({ run: _run, ...tool }) => tool);
+    const start = Number(request.params?.cursor ?? 0);
+    const next = start + pageSize;
+    return { tools: all.slice(start, next), ...(next < all.length ? { nextCursor: String(next) } : {}) } as never;
+  });
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const tool = tools().find((candidate) => candidate.name === request.params.name);
+    if (!tool) return { ...text(`no tool ${request.params.name}`), isError: true } as never;
+    const meta = ctx.mcpReq._meta as Json | undefined;
+    const token = meta?.progressToken as string | number | undefined;
+    const progress = async (value: number, total: number) => {
+      if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: value, total } });
+    };
+    return (await tool.run(request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, meta, progress })) as never;
+  });
+  return server;
+});
+process.stderr.write('capstan fixture server ready\n');
