@@ -19,6 +19,8 @@ export const queryKeys = {
   /** Every search; a search for one query is ['search', query]. */
   searches: ['search'],
   search: (query: string) => ['search', query],
+  /** config.json's MCP servers as the gateway shows them (secrets masked). */
+  mcpServers: ['mcpServers'],
 } as const;
 
 /**
@@ -47,6 +49,8 @@ export function useCatalog() {
 export function refreshCatalog(client: QueryClient): void {
   void client.invalidateQueries({ queryKey: queryKeys.catalog });
   void client.invalidateQueries({ queryKey: queryKeys.searches });
+  // A server's status and tool count change with the catalog; the list is only read while the Providers panel shows it.
+  void client.invalidateQueries({ queryKey: queryKeys.mcpServers });
 }
 
 /** A search's hits with the query they answer, so the page can tell a current answer from a kept one. */

@@ -1,0 +1,75 @@
+/**
+ * One provider in the Providers panel: name, kind and status, the switch, its figures, its
+ * health (MCP servers) and, for a configured server, Edit and Remove.
+ */
+import { Icon } from '../../ui/Icon';
+import type { ProviderRowModel } from './providerRows';
+import { ProviderStatusView, StatusBadge } from './ProviderStatusView';
+import { RemoveServer } from './RemoveServer';
+
+interface ProviderRowProps {
+  row: ProviderRowModel;
+  /** The switch's position while a change is on its way, else the provider's own. */
+  switching: boolean | undefined;
+  onToggle(enabled: boolean): void;
+  onEdit(): void;
+}
+
+export function ProviderRow({ row, switching, onToggle, onEdit }: ProviderRowProps) {
+  const { name, kind, enabled, status, info, server } = row;
+  const tools = info?.tools ?? server?.tools ?? 0;
+  return (
+    <li
+      className={`provider ${enabled ? '' : 'provider--disabled'} ${status ? `provider--${status.state}` : ''}`}
+      aria-label={name}
+      data-provider={name}
+      tabIndex={-1}
+    >
+      <div className="provider__head">
+        <h3 className="provider__name">
+          <code>{name}</code>
+        </h3>
+        <span className="badge badge--plain">{kind}</span>
+        {server && <span className="badge badge--plain">{server.transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}</span>}
+        {status && <StatusBadge status={status} />}
+        <label className="switch">
+          <input
+            type="checkbox"
+            role="switch"
+            checked={switching ?? enabled}
+            aria-busy={switching !== undefined}
+            onChange={(event) => onToggle(event.target.checked)}
+          />
+          <span className="switch__track" aria-hidden="true" />
+          <span className="switch__label">Enabled</span>
+        </label>
+      </div>
+      <dl className="provider__figures">
+        {info && <Figure name="Binding generation" value={info.bindingGeneration} testId="binding-generation" />}
+        <Figure name="Tools" value={tools} testId="tools" />
+        {info && <Figure name="Skills" value={info.skills} testId="skills" />}
+        {info && <Figure name="Diagnostics" value={info.diagnostics} testId="diagnostics" />}
+      </dl>
+      {status && status.state !== 'disabled' && <ProviderStatusView name={name} status={status} />}
+      {!enabled && tools + (info?.skills ?? 0) > 0 && <p className="muted">Its capabilities are out of the catalog while it is disabled.</p>}
+      {server && (
+        <div className="provider__actions" role="group" aria-label={`${name} actions`}>
+          <button type="button" className="button button--small" onClick={onEdit}>
+            <Icon name="pencil" />
+            Edit…
+          </button>
+          <RemoveServer name={name} tools={tools} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+function Figure({ name, value, testId }: { name: string; value: number; testId: string }) {
+  return (
+    <div>
+      <dt>{name}</dt>
+      <dd data-testid={testId}>{value}</dd>
+    </div>
+  );
+}
