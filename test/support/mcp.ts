@@ -73,3 +73,11 @@ export const serverPid = (host: Host, name: string): number => {
   if (pid === null) throw new Error(`${name} has no process`);
   return pid;
 };
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** JSON in, JSON out, status kept: for routes besides /tools/call. */
+export async function send(gateway: { request: (path: string, init?: { method?: string; body?: unknown }) => Promise<Response> }, method: string, path: string, body?: unknown) {
+  const response = await gateway.request(path, { method, ...(body === undefined ? {} : { body }) });
+  return { status: response.status, body: (await response.json()) as Json };
+}

@@ -13,6 +13,8 @@ import type { StderrTail } from './stderrTail';
 export const CLIENT_INFO = { name: 'capstan', version: '0.1.0' };
 /** How long one burst of list_changed notifications is gathered into one reload. */
 const LIST_CHANGED_DEBOUNCE_MS = 100;
+/** A server gets at least this long to start and answer its first exchange, whatever its `timeoutMs`. */
+export const CONNECT_TIMEOUT_MS = 30_000;
 
 export interface ConnectionEvents {
   /** The connection ended without Capstan closing it: the process exited, the stream dropped. */
@@ -43,7 +45,7 @@ export class McpConnection {
     // Out-of-band reports (a late answer to a cancelled call, a stray progress): nothing to act on.
     client.onerror = () => {};
     try {
-      await client.connect(transport, { timeout: settings.timeoutMs });
+      await client.connect(transport, { timeout: Math.max(settings.timeoutMs, CONNECT_TIMEOUT_MS) });
     } catch (error) {
       await connection.close();
       throw error;
