@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { benchConsoleSearch } from './consoleSearch';
 import { benchGatewayThroughput } from './gatewayThroughput';
-import { benchCheckpointWrite, benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
+import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
 import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -44,12 +44,9 @@ if (wanted('ledger')) {
   });
   console.table({ [`serial, each durable (${full.serial.count})`]: row('serial'), [`burst, one commit (${full.burst.count})`]: row('burst') });
   console.log(`verifying the whole chain (${full.verifiedEntries} entries): ${fixed(full.verifyMs, 0)} ms`);
-  const head = benchCheckpointWrite();
-  const perDurableAppendUs = (rate: number) => 1e6 / rate;
-  console.log(
-    `checkpoint (ledger.head rewritten in place, once per group commit), ${head.writes} writes: p50 ${fixed(head.p50Us)} µs, p99 ${fixed(head.p99Us)} µs, mean ${fixed(head.meanUs)} µs; ` +
-      `${fixed((100 * head.meanUs) / perDurableAppendUs(full.serial.ledger), 2)}% of a serial durable append under FULL, ${fixed((100 * head.meanUs) / perDurableAppendUs(normal.serial.ledger), 1)}% under NORMAL`,
-  );
+  const sealing = (run: typeof full) =>
+    `p50 ${fixed(run.checkpoint.p50Us)} µs, mean ${fixed(run.checkpoint.meanUs)} µs, ${fixed(100 * run.checkpoint.share, 1)}% of the serial run under ${run.synchronous}`;
+  console.log(`checkpoint (ledger.head rewritten in place once per commit), ${full.checkpoint.writes} writes in the serial run: ${sealing(full)}; ${sealing(normal)}`);
 
   console.log('\nGateway with the ledger on (FULL, NORMAL) and off: POST /tools/call (time_now), autocannon in-process, 10 connections, 6 s each');
   const gateway = await benchLedgerThroughput();
