@@ -15,13 +15,13 @@ export const everythingStdio = (): McpServerEntry => ({ command: process.execPat
 export const filesystemStdio = (folder: string): McpServerEntry => ({ command: process.execPath, args: [FILESYSTEM, folder] });
 export const fixtureStdio = (env: Record<string, string> = {}): McpServerEntry => ({ command: process.execPath, args: [FIXTURE], env });
 
-/** server-everything in its Streamable HTTP mode, on a free loopback port. */
-export async function startEverythingHttp(): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
+/** server-everything in its Streamable HTTP mode, on a loopback port (a free one unless given). */
+export async function startEverythingHttp(port = '0'): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0' },
+    env: { PATH: process.env.PATH ?? '', PORT: port },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const bound = await new Promise<number>((resolve, reject) => {
     let seen = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
@@ -31,11 +31,11 @@ export async function startEverythingHttp(): Promise<{ url: string; process: Chi
     child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${seen}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${bound}/mcp`,
     process: child,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

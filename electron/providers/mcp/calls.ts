@@ -39,7 +39,12 @@ export interface CallParts {
   /** The runtime's grace period: how long a stopped call may take to show it stopped. */
   graceMs: number;
   onProgress(progress: McpProgress): void;
+  /** The server could not be reached (an HTTP server that is down): the provider fails and retries. */
+  onUnreachable(reason: string): void;
 }
+
+/** Network errors that mean the request never reached the server: nothing ran. */
+const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export async function callMcpTool(parts: CallParts, tool: string, args: Record<string, unknown>, { signal, requestId }: ToolRunContext): Promise<unknown> {
   const { settings, connection } = parts;
@@ -77,8 +82,14 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
 }
 
 /** What a call that did not return ends as, once the server has had its chance to show it stopped. */
-async function stopped(error: unknown, { connection, settings, graceMs }: CallParts, capability: string, signal: AbortSignal): Promise<unknown> {
+async function stopped(error: unknown, { connection, settings, graceMs, onUnreachable }: CallParts, capability: string, signal: AbortSignal): Promise<unknown> {
   if (isConnectionLost(error)) return new OutcomeUnknownError(`lost its connection to the server mid-call (${(error as Error).message})`);
+  const network = networkCode(error);
+  if (network) {
+    onUnreachable(`the server could not be reached (${network})`);
+    if (NEVER_REACHED.has(network)) return new CapstanError('PROVIDER_UNAVAILABLE', `${capability}: the server could not be reached (${network}); nothing ran`, { provider: settings.name });
+    return new OutcomeUnknownError(`lost its connection to the server mid-call (${network})`);
+  }
   const cancelled = signal.aborted;
   if (!cancelled && !isTimeout(error)) return error; // the server answered with a protocol error: the call ended
   try {
@@ -103,6 +114,15 @@ function answer(result: CallToolResult, capability: string, limit: number): unkn
     throw new CapstanError('TOOL_ERROR', `${capability} reported an error${said}`, { result: shaped });
   }
   return shaped;
+}
+
+/** The code of a network failure (fetch wraps it in `cause`), if that is what the error is. */
+function networkCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; cause = cause.cause, depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+  }
+  return undefined;
 }
 
 /** W3C trace context: version 00, a trace id made from the requestId, a fresh parent id, sampled. */

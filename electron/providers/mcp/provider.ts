@@ -221,7 +221,12 @@ export class McpServerProvider implements Provider {
       run: (args, context) => {
         const connection = this.#connection;
         if (!connection) throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${this.name}" is not connected`, { provider: this.name });
-        return callMcpTool({ settings: this.#settings, connection, graceMs: this.parts.graceMs, onProgress: this.parts.onProgress }, tool.name, args, context);
+        const attempt = this.#attempt;
+        const onUnreachable = (reason: string) => {
+          this.#lost(attempt, reason);
+          void connection.close();
+        };
+        return callMcpTool({ settings: this.#settings, connection, graceMs: this.parts.graceMs, onProgress: this.parts.onProgress, onUnreachable }, tool.name, args, context);
       },
     };
   }
