@@ -3,7 +3,7 @@
  * mistake is reported clearly instead of half-applied. The defaults live here, with the schema
  * they complete: the runtime receives the resulting values and does not decide them.
  */
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
@@ -100,12 +100,12 @@ function parseConfig(path: string, raw: unknown): CapstanConfig {
  * Writes config.json whole and atomically: validated first (a change that would stop the next
  * start is refused), then a temporary file beside it is written, flushed and renamed over it, so
  * a crash leaves the old file or the new one, never half of either. The file may hold secrets
- * (headers, env), so a new one is readable by its owner only; an existing one keeps its mode.
+ * (headers, env), so it is written readable by its owner only.
  */
 export function writeConfig(dataDir: string, raw: Record<string, unknown>): CapstanConfig {
   const path = join(dataDir, CONFIG_FILE);
   const config = parseConfig(path, raw);
-  const mode = existsSync(path) ? statSync(path).mode & 0o777 : 0o600;
+  const mode = 0o600;
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(raw, null, 2)}\n`, { mode });
   chmodSync(temporary, mode);
