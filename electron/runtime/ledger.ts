@@ -133,8 +133,9 @@ const HEAD_RECORD_BYTES = 256;
  *
  * Why rewritten in place rather than written to a temporary file and renamed: a rename over an
  * existing file makes ext4 flush the data first (~4 ms here, as much as the commit itself),
- * while one write of one record, smaller than a disk sector, at offset 0 costs ~15 µs and is
- * as atomic on power loss as SQLite's own page writes assume. It is not flushed: after an OS
+ * while one write of one record, smaller than a disk sector, at offset 0 costs ~15 µs (up to
+ * ~0.25 ms right after the commit's flush; `npm run bench`) and is as atomic on power loss as
+ * SQLite's own page writes assume. It is not flushed: after an OS
  * crash it may be a few seconds behind the table (the newest entries unsealed), never ahead of
  * it, because it is written after the commit has been flushed. A torn or foreign record fails
  * its MAC and is reported, never trusted. The file is created, and replaced on reseal, through
