@@ -61,7 +61,16 @@ export const CapstanConfig = z.strictObject({
   /** Where http_check may connect besides public addresses: exact host names, IP addresses or CIDRs. */
   httpCheck: z.strictObject({ allow: z.array(AllowEntry).default([]) }).default({ allow: [] }),
   /** MCP servers, each a provider named by its key: `{ command, args, env, cwd }` or `{ url, headers }`. */
-  mcpServers: z.record(McpServerName, McpServerEntry).default({}),
+  mcpServers: z
+    .record(z.string(), McpServerEntry)
+    .superRefine((servers, context) => {
+      // Named here rather than as the record's key schema, so the error names the reason.
+      for (const name of Object.keys(servers)) {
+        const problem = McpServerName.safeParse(name).error?.issues[0];
+        if (problem) context.addIssue({ code: 'custom', path: [name], message: problem.message });
+      }
+    })
+    .default({}),
   /** The operator's tightening of tool policy per capability pattern; it never loosens. */
   toolPolicy: z.array(ToolPolicyRule).default([]),
 });
