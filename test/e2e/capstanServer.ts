@@ -1,7 +1,8 @@
 /** Starts `capstan serve` as an operator would and reads the console URL it prints. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -28,10 +29,13 @@ export interface StartOptions {
   port?: number;
   /** A fresh random one unless given. */
   token?: string;
+  /** Written to `<dataDir>/config.json` before the start (e.g. `{ mcpServers: {...} }`); none unless given. */
+  config?: Record<string, unknown>;
 }
 
-export async function startCapstan(dataDir: string, { args: extraArgs = [], port = 0, token = randomToken() }: StartOptions = {}): Promise<CapstanServer> {
+export async function startCapstan(dataDir: string, { args: extraArgs = [], port = 0, token = randomToken(), config }: StartOptions = {}): Promise<CapstanServer> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests`);
+  if (config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config, null, 2));
   const args = [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs];
   const child = spawn(process.execPath, args, {
     cwd: REPO,

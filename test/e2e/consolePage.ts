@@ -22,7 +22,8 @@ export class ConsolePage {
 
   async open(url: string): Promise<void> {
     await this.page.goto(url);
-    await expect(this.count('total')).not.toBeEmpty();
+    // The first page of a run parses the whole bundle in a cold browser: on a busy machine, more than the default 5 s.
+    await expect(this.count('total')).not.toBeEmpty({ timeout: 15_000 });
   }
 
   tool(name: string): Locator {

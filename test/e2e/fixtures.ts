@@ -2,7 +2,8 @@
  * Test fixtures: a fresh gateway per test (its own data dir, port and token), a console page
  * opened on it, and a guard that fails the test on any page error, console error or CSP
  * violation. A spec can give the gateway more arguments by overriding `serveArgs`, e.g. a
- * skills folder: `test.extend({ serveArgs: async ({ skillsDir }, use) => use(['--skills-dir', skillsDir]) })`.
+ * skills folder: `test.extend({ serveArgs: async ({ skillsDir }, use) => use(['--skills-dir', skillsDir]) })`,
+ * and a config.json (MCP servers, grants) by overriding `serveConfig` (see mcpServers.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,8 @@ interface Fixtures {
   skillsDir: string;
   /** Extra arguments for `capstan serve`; none by default. */
   serveArgs: string[];
+  /** config.json for the gateway (MCP servers, grants...), written into the data dir before it starts; none by default. */
+  serveConfig: Record<string, unknown> | undefined;
   capstan: CapstanServer;
   /** The console, opened with the URL `capstan serve` printed, registry loaded. */
   consolePage: ConsolePage;
@@ -63,8 +66,10 @@ export const test = base.extend<Fixtures>({
   },
   // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
   serveArgs: async ({}, use) => use([]),
-  capstan: async ({ dataDir, serveArgs }, use) => {
-    const server = await startCapstan(dataDir, { args: serveArgs });
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
+  serveConfig: async ({}, use) => use(undefined),
+  capstan: async ({ dataDir, serveArgs, serveConfig }, use) => {
+    const server = await startCapstan(dataDir, { args: serveArgs, ...(serveConfig ? { config: serveConfig } : {}) });
     await use(server);
     await server.stop();
   },
