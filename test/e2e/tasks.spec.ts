@@ -1,7 +1,8 @@
 /**
  * The Tasks view: start, steer, supersede, finish, follow up and resume from the console, watch
  * the transitions in the Ledger view, follow changes made by another client without a reload,
- * and see the gateway's refusals with their codes.
+ * and see the gateway's refusals with their codes. Unknown outcomes and their acknowledgement run
+ * for real against an MCP server that dies mid-call, in mcpFilesystem.spec.ts.
  */
 import type { Page, Request } from '@playwright/test';
 import type { ConsolePage } from './consolePage';
@@ -167,43 +168,4 @@ test('refused actions show the gateway code and message: TASK_ACTIVE, TASK_NOT_A
   await page.keyboard.press('Escape');
   await expect(finish).toBeHidden();
   await expect(consolePage.taskRow('Finished tasks', 'started elsewhere')).toContainText('Succeeded');
-});
-
-test('unknown outcomes of mutating calls are listed as blocking mutations until each is acknowledged', async ({ consolePage, page, capstan }) => {
-  // The builtin tools all end within the grace period, so the gateway's answers are shaped
-  // here: GET /tasks reports one unknown outcome until the acknowledgement is sent.
-  const task = await gatewayApi<TaskAnswer>(capstan, 'POST', '/tasks', { action: 'start', title: 'clean up notes' });
-  const unknown = { requestId: 'req-note-add-1', taskId: task.id, capability: 'builtin:note_add', at: new Date().toISOString() };
-  let acknowledged: { path: string; body: unknown } | null = null;
-  // The acknowledgement's answer is a newer view of the session than the one GET /tasks gave.
-  let sessionVersion = 0;
-  await page.route('**/tasks', async (route) => {
-    if (route.request().method() !== 'GET') return route.continue();
-    const response = await route.fetch();
-    const view = (await response.json()) as { sessions: { id: string; version: number; unknownOutcomes: unknown[] }[] };
-    for (const session of view.sessions) {
-      if (session.id !== 'operator') continue;
-      sessionVersion = session.version;
-      if (!acknowledged) session.unknownOutcomes = [unknown];
-    }
-    return route.fulfill({ response, json: view });
-  });
-  await page.route('**/tasks/*/acknowledge', async (route) => {
-    acknowledged = { path: new URL(route.request().url()).pathname, body: route.request().postDataJSON() };
-    return route.fulfill({
-      json: { id: 'operator', version: sessionVersion + 1, activeTaskId: task.id, unknownOutcomes: [], conversation: [] },
-    });
-  });
-  await page.reload();
-
-  const tasks = await consolePage.openTasks();
-  const blocked = tasks.getByRole('region', { name: /Mutating calls are blocked until you acknowledge this unknown outcome/ });
-  await expect(blocked).toBeVisible();
-  await expect(blocked).toContainText('builtin:note_add');
-  await expect(blocked).toContainText('req-note-add-1');
-  await expect(consolePage.dockTab('Tasks').locator('.count-badge--warn')).toHaveText('1');
-
-  await blocked.getByRole('button', { name: 'Acknowledge' }).click();
-  await expect(blocked).toBeHidden();
-  expect(acknowledged).toEqual({ path: `/tasks/${task.id}/acknowledge`, body: { id: task.id, requestId: 'req-note-add-1' } });
 });
