@@ -24,6 +24,9 @@ export const DEFAULT_ADMISSION_BUDGET = { budgetTokens: 128_000, baseTokens: 8_0
 /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
 export const DEFAULT_GRACE_MS = 5_000;
 
+/** How long an agent's call waits for the operator's approval before it expires. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+
 /** The largest SKILL.md read. Bigger files are diagnostics: reading, hashing and counting tokens grow with size. */
 export const DEFAULT_SKILL_MAX_FILE_BYTES = 256 * 1024;
 
@@ -56,6 +59,10 @@ export const CapstanConfig = z.strictObject({
     .default({ maxFileBytes: DEFAULT_SKILL_MAX_FILE_BYTES }),
   /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
   cancellation: z.strictObject({ graceMs: z.number().int().min(0).max(600_000).default(DEFAULT_GRACE_MS) }).default({ graceMs: DEFAULT_GRACE_MS }),
+  /** How long an agent's call that needs confirmation waits for the operator (1 s to 1 h). */
+  approvals: z
+    .strictObject({ timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_APPROVAL_TIMEOUT_MS) })
+    .default({ timeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS }),
   /** Providers to start disabled, by name. */
   disabledProviders: z.array(z.string()).default([]),
   /** Where http_check may connect besides public addresses: exact host names, IP addresses or CIDRs. */

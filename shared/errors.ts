@@ -27,6 +27,16 @@ export const errorCodes = {
     meaning:
       'The tool needs confirmation and none (or an expired, used or mismatched one) was given; the body carries a new challenge.',
   },
+  CONFIRMATION_DENIED: {
+    status: 403,
+    meaning: "An agent's call waited for the operator's approval and the operator denied it; the message carries the operator's note. Nothing ran.",
+  },
+  CONFIRMATION_EXPIRED: {
+    status: 408,
+    meaning: "An agent's call waited for the operator's approval longer than `approvals.timeoutMs` (120 s by default) and was not run.",
+  },
+  APPROVAL_NOT_FOUND: { status: 404, meaning: 'No approval with that id is pending or among the recent ones.' },
+  APPROVAL_NOT_PENDING: { status: 409, meaning: 'The approval was already approved, denied, expired or withdrawn; `status` says which.' },
   CAPABILITY_NOT_FOUND: { status: 404, meaning: "The reference names a capability that is not in the task's snapshot." },
   STALE_CAPABILITY: {
     status: 409,
@@ -62,7 +72,11 @@ export const errorCodes = {
     meaning: 'A task holds the most it takes of something (100 steers, 100 grant reductions); `what` and `limit` name it. Finish the task and queue a follow-up.',
   },
   NOTHING_TO_ACKNOWLEDGE: { status: 409, meaning: 'No mutating call with that requestId has an unknown outcome in the session.' },
-  CALL_CANCELLED: { status: 409, meaning: 'The task was cancelled while the call ran, and the tool stopped. Side effects are not rolled back.' },
+  CALL_CANCELLED: {
+    status: 409,
+    meaning:
+      "The task was cancelled while the call ran, and the tool stopped (side effects are not rolled back), or its task stopped while the call waited for the operator's approval (nothing ran).",
+  },
   OUTCOME_UNKNOWN: {
     status: 504,
     meaning: 'The call neither finished nor acknowledged its cancellation or deadline within the grace period; its side effects are unknown.',

@@ -1,6 +1,7 @@
 /**
  * The ledger as clients read it: an append-only, hash-chained record of capability calls,
- * confirmations, grant reductions, cancellations, acknowledgements, task transitions and steers.
+ * confirmations, approvals, grant reductions, cancellations, acknowledgements, task transitions
+ * and steers.
  * Evidence is redacted: inputs and outputs appear only as keyed digests.
  */
 import { z } from 'zod';
@@ -14,6 +15,9 @@ export const LedgerKind = z.enum([
   'acknowledgement',
   'task_transition',
   'steer',
+  // An agent's call waiting for the operator (electron/gateway/approvals.ts), and how that ended.
+  'approval_requested',
+  'approval_decided',
 ]);
 export type LedgerKind = z.infer<typeof LedgerKind>;
 

@@ -17,8 +17,9 @@ export interface CallSpec {
   /**
    * For a call that needs the operator's confirmation: throws to refuse (the refusal is
    * recorded), or resolves with the facts of the confirmation, which are recorded before the call runs.
+   * `stopped` aborts when the task stops running, so a wait for the operator ends with it.
    */
-  confirm?: () => Record<string, unknown> | Promise<Record<string, unknown>>;
+  confirm?: (stopped: AbortSignal) => Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 /**

@@ -250,8 +250,12 @@ export class TaskRuntime {
       task.grants.require(capability, 'tool', 'execute');
       if (spec.mutating) this.#assertMayMutate(task);
       if (spec.confirm) {
-        const confirmation = await spec.confirm();
+        const confirmation = await this.#confirmation(task, spec.confirm);
+        // A confirmation may take minutes (an agent's call waits for the operator): what it
+        // was asked under is asked again, so a task that stopped or a grant lowered meanwhile holds.
         task.running();
+        task.grants.require(capability, 'tool', 'execute');
+        if (spec.mutating) this.#assertMayMutate(task);
         this.#record(task, { kind: 'confirmation', requestId, capability, details: confirmation });
       }
     } catch (error) {
@@ -270,6 +274,23 @@ export class TaskRuntime {
     const outcome = await recorded;
     await this.ledger.durable();
     return outcome;
+  }
+
+  /**
+   * Asks for the call's confirmation with a signal that aborts as soon as the task leaves
+   * `running`: a call waiting for a person ends with its task (refused and recorded in the
+   * task's last moments, before its barrier commits), and nothing is left waiting after it.
+   */
+  async #confirmation(task: Task, confirm: NonNullable<CallSpec['confirm']>): Promise<Record<string, unknown>> {
+    const stopped = new AbortController();
+    const stop = this.onChange((view) => {
+      if (view.id === task.id && view.state !== 'running') stopped.abort(notActive(task));
+    });
+    try {
+      return await confirm(stopped.signal);
+    } finally {
+      stop();
+    }
   }
 
   #finishCall(task: Task, call: Call, outcome: CallOutcome): void {

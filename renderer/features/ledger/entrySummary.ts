@@ -8,6 +8,7 @@ import { shortHash } from '../../ui/format';
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 const digest = (label: string, value: unknown) => (typeof value === 'string' ? `${label} ${shortHash(value, 8)}` : '');
 const join = (...parts: string[]) => parts.filter((part) => part !== '').join(' · ');
+const seconds = (ms: unknown) => (typeof ms === 'number' ? `${Math.round(ms / 100) / 10} s` : '?');
 
 export function entrySummary({ kind, details: d }: LedgerEntry): string {
   switch (kind) {
@@ -24,7 +25,13 @@ export function entrySummary({ kind, details: d }: LedgerEntry): string {
     case 'grant_reduced':
       return `${text(d.pattern)} lowered to ${text(d.authority)}`;
     case 'confirmation':
-      return join(digest('challenge', d.challengeId), digest('args', d.argumentsDigest));
+      return d.approvalId
+        ? join(`approved by the operator after ${seconds(d.waitedMs)}`, digest('args', d.argumentsDigest))
+        : join(digest('challenge', d.challengeId), digest('args', d.argumentsDigest));
+    case 'approval_requested':
+      return join(`${text(d.agent)} asks the operator`, digest('args', d.argumentsDigest));
+    case 'approval_decided':
+      return join(text(d.decision), `after ${seconds(d.waitedMs)}`, text(d.reason), d.noteDigest ? 'with a note' : '');
     case 'steer':
       return join('operator steered', digest('text', d.textDigest));
   }
@@ -35,6 +42,7 @@ export function entryTone({ kind, details }: LedgerEntry): 'ok' | 'bad' | 'warn'
   const status = kind === 'call_finished' ? details.status : kind === 'task_transition' ? details.to : undefined;
   if (status === 'ok' || status === 'succeeded') return 'ok';
   if (status === 'error' || status === 'failed' || status === 'outcome_unknown') return 'bad';
+  if (kind === 'approval_decided') return details.decision === 'approved' ? 'ok' : 'warn';
   if (status === 'refused' || status === 'cancelled' || status === 'superseded' || kind === 'cancellation') return 'warn';
   return 'plain';
 }
