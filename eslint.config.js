@@ -24,6 +24,12 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS on purpose (a module preloaded with `node --require`), so require() is its import.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Only the entry (main.ts), the preload and the shell (window, menu, IPC, app life) may import
     // electron; the rest of the main side runs under plain Node, in `capstan serve` and in tests.
     files: ['electron/**/*.ts', 'shared/**/*.ts'],
