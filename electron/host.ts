@@ -20,6 +20,7 @@ import { McpServers } from './providers/mcp/servers';
 import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { TaskRuntime } from './runtime/runtime';
+import { AgentTokens } from './store/agentTokens';
 import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
 import { TaskStore } from './store/taskStore';
@@ -40,6 +41,8 @@ export interface Host {
   tasks: TaskRuntime;
   events: EventBus;
   mcp: McpServers;
+  /** Agent tokens: the HTTP gateway's token check reads them on every request. */
+  agents: AgentTokens;
   handlers: ApiHandlers;
   logger: Logger;
   /**
@@ -99,6 +102,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   ledger.onAppend((entry) => events.publish({ type: 'ledger', entry }));
   tasks.onChange((task) => events.publish({ type: 'task', task }));
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
+  const agents = new AgentTokens(db);
   return {
     dataDir,
     config,
@@ -108,7 +112,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     tasks,
     events,
     mcp,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery, tasks, ledger, mcp }),
+    agents,
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery, tasks, ledger, mcp, agents }),
     logger,
     close: async () => {
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.

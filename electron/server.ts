@@ -215,6 +215,7 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
       ledger: host.ledger,
       logger: options.logger,
       token: options.token,
+      agents: host.agents,
       host: options.address,
       port,
       rendererDir: options.rendererDir,

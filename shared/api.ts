@@ -4,6 +4,7 @@
  * boundary it crosses.
  */
 import { z } from 'zod';
+import { AgentNameInput, AgentsView, CreateAgentInput, CreatedAgent } from './agents';
 import { ToolContract } from './capability';
 import {
   CapabilitiesInspectInput,
@@ -110,43 +111,56 @@ export const DEFAULT_CONSOLE_SETTINGS: ConsoleSettings = { whitelist: ['time_now
 
 const NoInput = z.undefined();
 
+/**
+ * Who may run each operation: `operator` (the console over IPC, the gateway's own token) or
+ * `any` principal, agents included (gateway/principal.ts enforces it in dispatch, with
+ * FORBIDDEN_FOR_AGENT). Every operation must choose; agents get only discovery and calls, in
+ * sessions of their own.
+ */
+export type Audience = 'operator' | 'any';
+
 export const operations = {
-  listTools: { method: 'GET', path: '/tools', input: NoInput, output: ToolsList },
-  callTool: { method: 'POST', path: '/tools/call', input: ToolCallRequest, output: ToolCallResponse },
-  getSettings: { method: 'GET', path: '/settings', input: NoInput, output: ConsoleSettings },
-  saveSettings: { method: 'PUT', path: '/settings', input: ConsoleSettings, output: ConsoleSettings },
+  listTools: { method: 'GET', path: '/tools', input: NoInput, output: ToolsList, audience: 'any' },
+  callTool: { method: 'POST', path: '/tools/call', input: ToolCallRequest, output: ToolCallResponse, audience: 'any' },
+  getSettings: { method: 'GET', path: '/settings', input: NoInput, output: ConsoleSettings, audience: 'operator' },
+  saveSettings: { method: 'PUT', path: '/settings', input: ConsoleSettings, output: ConsoleSettings, audience: 'operator' },
 
   // The operator's catalog: everything, whatever a task may discover.
-  getCatalog: { method: 'GET', path: '/catalog', input: NoInput, output: CatalogView },
-  searchCatalog: { method: 'GET', path: '/catalog/search', input: CatalogSearchInput, output: CatalogSearchOutput },
-  getDiagnostics: { method: 'GET', path: '/diagnostics', input: NoInput, output: DiagnosticsOutput },
-  setProviderEnabled: { method: 'POST', path: '/providers/enabled', input: ProviderEnabledInput, output: CatalogView },
-  setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView },
+  getCatalog: { method: 'GET', path: '/catalog', input: NoInput, output: CatalogView, audience: 'operator' },
+  searchCatalog: { method: 'GET', path: '/catalog/search', input: CatalogSearchInput, output: CatalogSearchOutput, audience: 'operator' },
+  getDiagnostics: { method: 'GET', path: '/diagnostics', input: NoInput, output: DiagnosticsOutput, audience: 'operator' },
+  setProviderEnabled: { method: 'POST', path: '/providers/enabled', input: ProviderEnabledInput, output: CatalogView, audience: 'operator' },
+  setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView, audience: 'operator' },
 
   // MCP servers (providers of kind mcp): config.json's mcpServers, edited from the console.
-  listMcpServers: { method: 'GET', path: '/mcp-servers', input: NoInput, output: McpServersView },
-  saveMcpServer: { method: 'PUT', path: '/mcp-servers/:name', input: SaveMcpServerInput, output: McpServersView },
-  removeMcpServer: { method: 'DELETE', path: '/mcp-servers/:name', input: McpServerNameInput, output: McpServersView },
-  reconnectProvider: { method: 'POST', path: '/providers/:name/reconnect', input: McpServerNameInput, output: McpServersView },
+  listMcpServers: { method: 'GET', path: '/mcp-servers', input: NoInput, output: McpServersView, audience: 'operator' },
+  saveMcpServer: { method: 'PUT', path: '/mcp-servers/:name', input: SaveMcpServerInput, output: McpServersView, audience: 'operator' },
+  removeMcpServer: { method: 'DELETE', path: '/mcp-servers/:name', input: McpServerNameInput, output: McpServersView, audience: 'operator' },
+  reconnectProvider: { method: 'POST', path: '/providers/:name/reconnect', input: McpServerNameInput, output: McpServersView, audience: 'operator' },
 
   // Sessions, tasks and the ledger.
-  listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView },
-  taskAction: { method: 'POST', path: '/tasks', input: TaskAction, output: TaskView },
-  cancelTask: { method: 'POST', path: '/tasks/:id/cancel', input: TaskIdInput, output: TaskView },
-  resumeTask: { method: 'POST', path: '/tasks/:id/resume', input: TaskIdInput, output: TaskView },
-  acknowledgeOutcome: { method: 'POST', path: '/tasks/:id/acknowledge', input: AcknowledgeInput, output: SessionView },
-  reduceGrant: { method: 'POST', path: '/tasks/:id/grants', input: ReduceGrantInput, output: TaskView },
-  getLedger: { method: 'GET', path: '/ledger', input: LedgerQuery, output: LedgerPage },
-  verifyLedger: { method: 'GET', path: '/ledger/verify', input: NoInput, output: LedgerVerification },
-  checkEvidence: { method: 'POST', path: '/ledger/evidence', input: EvidenceCheckInput, output: EvidenceCheck },
+  listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView, audience: 'any' },
+  taskAction: { method: 'POST', path: '/tasks', input: TaskAction, output: TaskView, audience: 'any' },
+  cancelTask: { method: 'POST', path: '/tasks/:id/cancel', input: TaskIdInput, output: TaskView, audience: 'any' },
+  resumeTask: { method: 'POST', path: '/tasks/:id/resume', input: TaskIdInput, output: TaskView, audience: 'operator' },
+  acknowledgeOutcome: { method: 'POST', path: '/tasks/:id/acknowledge', input: AcknowledgeInput, output: SessionView, audience: 'operator' },
+  reduceGrant: { method: 'POST', path: '/tasks/:id/grants', input: ReduceGrantInput, output: TaskView, audience: 'operator' },
+  getLedger: { method: 'GET', path: '/ledger', input: LedgerQuery, output: LedgerPage, audience: 'operator' },
+  verifyLedger: { method: 'GET', path: '/ledger/verify', input: NoInput, output: LedgerVerification, audience: 'operator' },
+  checkEvidence: { method: 'POST', path: '/ledger/evidence', input: EvidenceCheckInput, output: EvidenceCheck, audience: 'operator' },
 
   // Model-facing discovery, run in a task. The wire names (paths, and MCP tool names) are the seed's snake_case ones.
-  capabilitiesList: { method: 'POST', path: '/discovery/capabilities_list', input: CapabilitiesListInput, output: CapabilitiesListOutput },
-  capabilitiesSearch: { method: 'POST', path: '/discovery/capabilities_search', input: CapabilitiesSearchInput, output: CapabilitiesSearchOutput },
-  capabilitiesInspect: { method: 'POST', path: '/discovery/capabilities_inspect', input: CapabilitiesInspectInput, output: CapabilitiesInspectOutput },
-  toolsLoad: { method: 'POST', path: '/discovery/tools_load', input: ToolsLoadInput, output: ToolsLoadOutput },
-  skillsActivate: { method: 'POST', path: '/discovery/skills_activate', input: SkillsActivateInput, output: SkillsActivateOutput },
-} as const;
+  capabilitiesList: { method: 'POST', path: '/discovery/capabilities_list', input: CapabilitiesListInput, output: CapabilitiesListOutput, audience: 'any' },
+  capabilitiesSearch: { method: 'POST', path: '/discovery/capabilities_search', input: CapabilitiesSearchInput, output: CapabilitiesSearchOutput, audience: 'any' },
+  capabilitiesInspect: { method: 'POST', path: '/discovery/capabilities_inspect', input: CapabilitiesInspectInput, output: CapabilitiesInspectOutput, audience: 'any' },
+  toolsLoad: { method: 'POST', path: '/discovery/tools_load', input: ToolsLoadInput, output: ToolsLoadOutput, audience: 'any' },
+  skillsActivate: { method: 'POST', path: '/discovery/skills_activate', input: SkillsActivateInput, output: SkillsActivateOutput, audience: 'any' },
+
+  // Agent tokens: the operator's alone.
+  listAgents: { method: 'GET', path: '/agents', input: NoInput, output: AgentsView, audience: 'operator' },
+  createAgent: { method: 'POST', path: '/agents', input: CreateAgentInput, output: CreatedAgent, audience: 'operator' },
+  revokeAgent: { method: 'DELETE', path: '/agents/:name', input: AgentNameInput, output: AgentsView, audience: 'operator' },
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType; audience: Audience }>;
 
 export type Operations = typeof operations;
 export type OperationName = keyof Operations;

@@ -13,6 +13,13 @@ export const errorCodes = {
     meaning:
       'The `Host` is not the bound loopback address or the `Origin` is foreign (DNS-rebinding defence); over IPC, the sender is not Capstan\'s own page.',
   },
+  FORBIDDEN_FOR_AGENT: {
+    status: 403,
+    meaning:
+      "The token is an agent's: agents discover and call, in their own sessions, but cannot confirm, approve, read the operator's views (catalog, settings, ledger, events) or change settings, the whitelist, grants, revocations, providers, MCP servers or tokens.",
+  },
+  AGENT_EXISTS: { status: 409, meaning: 'An agent of that name already has a token; revoke it first to give the name a new one.' },
+  AGENT_NOT_FOUND: { status: 404, meaning: 'No agent of that name has a token (never created, or already revoked).' },
   NOT_FOUND: { status: 404, meaning: 'No such route, or no provider or MCP server of the name the path gives.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not with this method; the `Allow` header lists the ones it takes.' },
   REQUEST_TIMEOUT: { status: 408, meaning: 'The request was not received in full within 60 s.' },

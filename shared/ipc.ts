@@ -37,6 +37,9 @@ export const OPERATION_NAMES = [
   'capabilitiesInspect',
   'toolsLoad',
   'skillsActivate',
+  'listAgents',
+  'createAgent',
+  'revokeAgent',
 ] as const satisfies readonly OperationName[];
 
 const everyOperationHasAName: Exclude<OperationName, (typeof OPERATION_NAMES)[number]> extends never ? true : never = true;

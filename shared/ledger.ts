@@ -29,6 +29,8 @@ export const LedgerEntry = z.object({
   sessionId: z.string().nullable(),
   requestId: z.string().nullable(),
   capability: z.string().nullable(),
+  /** Who it was written for: `operator`, `agent:<name>` or `system` (shared/principal.ts); null on entries from before principals. */
+  principal: z.string().nullable(),
   /** Kind-specific facts; never raw arguments or results, only their keyed digests. */
   details: z.record(z.string(), z.unknown()),
   prevHash: z.string(),

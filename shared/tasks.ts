@@ -98,7 +98,8 @@ export type TasksView = z.infer<typeof TasksView>;
 export const DEFAULT_SESSION = 'operator';
 
 const text = z.string().trim().min(1).max(10_000);
-const session = { sessionId: z.string().min(1).max(128).default(DEFAULT_SESSION) };
+/** Absent: the caller's own session, `operator` for the operator and `agent:<name>` for an agent (gateway/principal.ts). */
+const session = { sessionId: z.string().min(1).max(128).optional() };
 
 export const TaskAction = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('start'), ...session, title: z.string().trim().min(1).max(200), input: text.optional() }),

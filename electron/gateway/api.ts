@@ -18,13 +18,16 @@ import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
 import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
+import { runAs } from '../runtime/principal';
 import type { TaskRuntime } from '../runtime/runtime';
+import type { AgentTokens } from '../store/agentTokens';
 import type { Database } from '../store/database';
 import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Confirmations } from './confirmations';
 import type { Discovery } from './discovery';
 import { createToolCaller, type CallContext } from './toolCalls';
+import { assertOwnsTask, authorize, defaultSession, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 
 export type { CallContext };
@@ -41,8 +44,9 @@ export function createApiHandlers(parts: {
   tasks: TaskRuntime;
   ledger: Ledger;
   mcp: McpServers;
+  agents: AgentTokens;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, agents } = parts;
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
@@ -57,7 +61,7 @@ export function createApiHandlers(parts: {
         .entries()
         .flatMap(({ contract, revoked }) => (contract.kind === 'tool' && !revoked ? [toolDescriptor(contract)] : [])),
     }),
-    callTool,
+    callTool: (input, context) => callTool(withinOwnSessions(input, context.principal, tasks), context),
     getSettings: async () => readConsoleSettings(db),
     saveSettings: async (input) => writeConsoleSettings(db, input),
 
@@ -87,22 +91,27 @@ export function createApiHandlers(parts: {
     removeMcpServer: ({ name }) => mcp.remove(name),
     reconnectProvider: async ({ name }) => mcp.reconnect(name),
 
-    listTasks: async (query) => tasks.view(query),
-    taskAction: async (input) => {
+    listTasks: async (query, { principal }) => ownTasks(tasks.view(query), principal),
+    taskAction: async (action, { principal }) => {
+      const input = withinOwnSessions(action, principal, tasks);
+      const sessionId = input.sessionId ?? defaultSession(principal);
       switch (input.action) {
         case 'start':
-          return tasks.start(input.sessionId, input.title, input.input).view();
+          return tasks.start(sessionId, input.title, input.input).view();
         case 'steer':
-          return tasks.steer(input.sessionId, input.taskId, input.text).view();
+          return tasks.steer(sessionId, input.taskId, input.text).view();
         case 'follow_up':
-          return tasks.followUp(input.sessionId, input.title, input.input, input.requiresSuccess).view();
+          return tasks.followUp(sessionId, input.title, input.input, input.requiresSuccess).view();
         case 'supersede':
-          return (await tasks.supersede(input.sessionId, input.title, input.input)).view();
+          return (await tasks.supersede(sessionId, input.title, input.input)).view();
         case 'finish':
-          return (await tasks.finish(input.sessionId, input.taskId, input.message, input.outcome)).view();
+          return (await tasks.finish(sessionId, input.taskId, input.message, input.outcome)).view();
       }
     },
-    cancelTask: async ({ id }) => (await tasks.cancel(id)).view(),
+    cancelTask: async ({ id }, { principal }) => {
+      assertOwnsTask(principal, id, tasks);
+      return (await tasks.cancel(id)).view();
+    },
     resumeTask: async ({ id }) => tasks.resume(id).view(),
     acknowledgeOutcome: async ({ id, requestId }) => tasks.acknowledge(id, requestId),
     reduceGrant: async ({ id, grant }) => tasks.reduceGrant(id, grant).view(),
@@ -120,11 +129,18 @@ export function createApiHandlers(parts: {
       };
     },
 
-    capabilitiesList: async (input) => discovery.capabilitiesList(input),
-    capabilitiesSearch: async (input) => discovery.capabilitiesSearch(input),
-    capabilitiesInspect: async (input) => discovery.capabilitiesInspect(input),
-    toolsLoad: async (input) => discovery.toolsLoad(input),
-    skillsActivate: (input) => discovery.skillsActivate(input),
+    capabilitiesList: async (input, { principal }) => discovery.capabilitiesList(withinOwnSessions(input, principal, tasks)),
+    capabilitiesSearch: async (input, { principal }) => discovery.capabilitiesSearch(withinOwnSessions(input, principal, tasks)),
+    capabilitiesInspect: async (input, { principal }) => discovery.capabilitiesInspect(withinOwnSessions(input, principal, tasks)),
+    toolsLoad: async (input, { principal }) => discovery.toolsLoad(withinOwnSessions(input, principal, tasks)),
+    skillsActivate: (input, { principal }) => discovery.skillsActivate(withinOwnSessions(input, principal, tasks)),
+
+    listAgents: async () => ({ agents: agents.list() }),
+    createAgent: async ({ name }) => agents.create(name),
+    revokeAgent: async ({ name }) => {
+      agents.revoke(name);
+      return { agents: agents.list() };
+    },
   });
 }
 
@@ -171,6 +187,7 @@ export type Reply<K extends OperationName> = { ok: true; status: 200; value: Ope
  */
 export async function dispatch<K extends OperationName>(handlers: ApiHandlers, operation: K, rawInput: unknown, context: CallContext): Promise<Reply<K>> {
   try {
+    authorize(operation, context.principal, rawInput);
     assertWellFormed(rawInput);
     const parsed = operations[operation].input.safeParse(rawInput);
     if (!parsed.success) {
@@ -179,7 +196,8 @@ export async function dispatch<K extends OperationName>(handlers: ApiHandlers, o
       throw new CapstanError('BAD_REQUEST', `${where}${issue?.message ?? 'invalid input'}`);
     }
     const handler = handlers[operation] as (input: unknown, context: CallContext) => Promise<OperationOutput<K>>;
-    return { ok: true, status: 200, value: await handler(parsed.data, context) };
+    // Everything the handler starts, timers and promise chains included, runs for this principal: its ledger entries name it.
+    return { ok: true, status: 200, value: await runAs(context.principal, () => handler(parsed.data, context)) };
   } catch (error) {
     const problem = asCapstanError(error);
     return { ok: false, status: problem.status, envelope: errorEnvelope(problem, context) };
@@ -198,7 +216,7 @@ export function asCapstanError(error: unknown): CapstanError {
  * its input. A fault is logged at error level with its cause's type and stack frames, for the
  * same reason without the cause's message.
  */
-export function errorEnvelope(error: CapstanError, { requestId, log }: CallContext): ErrorEnvelope {
+export function errorEnvelope(error: CapstanError, { requestId, log }: Pick<CallContext, 'requestId' | 'log'>): ErrorEnvelope {
   const logged = { code: error.code, field: error.details.field, taskId: error.taskId };
   if (error.code === 'INTERNAL_ERROR') log.error({ ...logged, fault: withoutMessage(error.cause ?? error) }, 'request failed');
   else log[error.status >= 500 ? 'warn' : 'info'](logged, 'request failed');

@@ -2,7 +2,6 @@
  * The HTTP gateway on loopback: the API contract's routes behind a bearer token, Host and
  * Origin checks and a body limit, plus the console bundle for browsers.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { isIP, type Socket } from 'node:net';
@@ -24,7 +23,10 @@ import { CONTENT_SECURITY_POLICY } from '../../shared/security';
 import type { EventBus } from '../events';
 import type { Ledger } from '../runtime/ledger';
 import { ZodUndefined } from 'zod';
+import { OPERATOR, type Principal } from '../../shared/principal';
+import type { AgentTokens } from '../store/agentTokens';
 import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from './api';
+import { bearerAuthenticator, forbidden } from './principal';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /**
@@ -47,6 +49,8 @@ export interface HttpGatewayOptions {
   ledger: Ledger;
   logger: FastifyBaseLogger;
   token: string;
+  /** Agent tokens, accepted besides the operator's `token` (without them, only the operator's is). */
+  agents?: AgentTokens | undefined;
   host: string;
   port: number;
   /** The built console; when absent the API still works and `/` explains how to build it. */
@@ -65,6 +69,12 @@ export interface HttpGateway {
 declare module 'fastify' {
   interface FastifyRequest {
     requestId: string;
+    /**
+     * Who the bearer token stands for, set by the token check on every route behind it
+     * (gateway/principal.ts); undefined elsewhere, so a route outside that scope cannot pass for
+     * the operator by mistake: read it with `principalOf(request)`.
+     */
+    principal: Principal | undefined;
   }
 }
 
@@ -135,16 +145,21 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     return sendError(request, reply, new CapstanError('METHOD_NOT_ALLOWED', `${request.method} ${path}: this route takes ${allowed.join(', ')}`));
   });
 
+  app.decorateRequest('principal', undefined);
+  const authenticate = bearerAuthenticator(options.token, options.agents);
   await app.register(async (api) => {
     api.addHook('onRequest', async (request) => {
-      if (!bearerMatches(request.headers.authorization, options.token)) {
-        throw new CapstanError('UNAUTHORIZED', 'send Authorization: Bearer <token>');
-      }
+      const principal = authenticate(request.headers.authorization);
+      if (!principal) throw new CapstanError('UNAUTHORIZED', 'send Authorization: Bearer <token>');
+      request.principal = principal;
     });
     let openStreams = 0;
     // No HEAD: an event stream has no headers worth asking for, and a HEAD would hold a stream open with nowhere to write.
     knownRoute(EVENTS_PATH, 'GET');
     api.get(EVENTS_PATH, { exposeHeadRoute: false }, (request, reply) => {
+      // Every session's tasks and the whole ledger go out on it: the operator's view.
+      const principal = principalOf(request);
+      if (principal !== OPERATOR) throw forbidden(principal, `GET ${EVENTS_PATH} is the operator's`);
       if (openStreams >= MAX_EVENT_STREAMS) {
         throw new CapstanError('TOO_MANY_STREAMS', `${MAX_EVENT_STREAMS} event streams are open; close one or retry later`);
       }
@@ -161,7 +176,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         url: path,
         handler: async (request, reply) => {
           const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : withParams(request.body, request.params);
-          const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log });
+          const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log, principal: principalOf(request) });
           return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
         },
       });
@@ -301,6 +316,12 @@ function drained(stream: ServerResponse): Promise<boolean> {
   });
 }
 
+/** The principal the token check found; a request that did not pass it is UNAUTHORIZED, never the operator. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new CapstanError('UNAUTHORIZED', 'send Authorization: Bearer <token>');
+  return request.principal;
+}
+
 function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string): void {
   request.requestId = requestId;
   request.log = app.log.child({ requestId });
@@ -367,14 +388,6 @@ function answerOnSocket(socket: Socket, problem: CapstanError, log: FastifyBaseL
     );
   }
   socket.destroy();
-}
-
-/** Compares digests so the comparison takes the same time whatever the token's length. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer (.+)$/i.exec(header ?? '');
-  if (!match?.[1]) return false;
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(match[1]), digest(token));
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);

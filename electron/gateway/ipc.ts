@@ -7,6 +7,7 @@
 import { operations, type ConfirmationChallenge, type OperationName, type ToolDescriptor } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
 import type { IpcReply } from '../../shared/ipc';
+import { OPERATOR } from '../../shared/principal';
 import type { Logger } from '../logger';
 import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext, type Reply } from './api';
 
@@ -83,7 +84,8 @@ export function createIpcDispatcher({ handlers, logger, confirm }: { handlers: A
 
   return async (operation, rawPayload) => {
     const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
-    const context: CallContext = { requestId, log: logger.child({ requestId, transport: 'ipc', operation }) };
+    // Only Capstan's own window reaches this (main checks the sender): the operator, always.
+    const context: CallContext = { requestId, log: logger.child({ requestId, transport: 'ipc', operation }), principal: OPERATOR };
     if (!isOperationName(operation)) {
       return errorEnvelope(new CapstanError('BAD_REQUEST', `unknown operation "${operation}"`), context);
     }

@@ -6,6 +6,7 @@
  */
 import type { ToolCallResponse } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
+import type { Principal } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
 import { assertValidArguments } from '../catalog/contract';
 import type { Logger } from '../logger';
@@ -26,6 +27,8 @@ export interface ToolCall {
 export interface CallContext {
   requestId: string;
   log: Logger;
+  /** Who the operation runs for (gateway/principal.ts); dispatch also makes it `currentPrincipal()` for everything it runs. */
+  principal: Principal;
 }
 
 interface Parts {

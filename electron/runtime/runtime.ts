@@ -14,6 +14,7 @@
  */
 import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
+import { SYSTEM } from '../../shared/principal';
 import {
   DEFAULT_SESSION,
   type CallStatus,
@@ -26,6 +27,7 @@ import {
 import type { Catalog } from '../catalog/catalog';
 import type { TaskStore } from '../store/taskStore';
 import { RuntimeMemory, type MemoryLimits } from './memory';
+import { runAs } from './principal';
 import { unendedCalls } from './recovery';
 import { CapabilityContext, type AdmissionBudget } from './admission';
 import { Call, type CallOutcome, type CallSpec } from './call';
@@ -76,11 +78,14 @@ export class TaskRuntime {
    * session's mutation gate until the operator acknowledges it. All of it recorded.
    */
   async recover(): Promise<void> {
-    for (const sessionId of this.store.sessionsWithUnfinishedTasks()) {
-      const session = this.#session(sessionId);
-      for (const task of session.tasks.filter((t) => !isTerminal(t.state))) this.#closeAfterRestart(task, session);
-      session.trim();
-    }
+    // Nobody asked for this: its entries name the gateway itself.
+    runAs(SYSTEM, () => {
+      for (const sessionId of this.store.sessionsWithUnfinishedTasks()) {
+        const session = this.#session(sessionId);
+        for (const task of session.tasks.filter((t) => !isTerminal(t.state))) this.#closeAfterRestart(task, session);
+        session.trim();
+      }
+    });
     await this.ledger.durable();
   }
 

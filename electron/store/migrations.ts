@@ -84,4 +84,17 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (session_id, request_id)
   ) STRICT;
   `,
+  `
+  -- Who each entry was written for (shared/principal.ts): operator, agent:<name> or system.
+  -- NULL on entries written before principals existed; they still verify (ledger.ts entryHash).
+  ALTER TABLE ledger ADD COLUMN principal TEXT;
+  -- Agent tokens (electron/store/agentTokens.ts): only the SHA-256 of each token is kept.
+  -- Revoking deletes the row, so a name may be used again (a rotated token, same principal).
+  CREATE TABLE agent_tokens (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT
+  ) STRICT;
+  `,
 ];

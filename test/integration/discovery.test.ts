@@ -88,7 +88,7 @@ describe('capabilities_search', () => {
 
   it('pages concatenate to the one-page result with no duplicates, for any page size', async () => {
     const { handlers } = gw.host;
-    const context = { requestId: 'prop', log: gw.host.logger };
+    const context = { requestId: 'prop', log: gw.host.logger, principal: 'operator' as const };
     const full = await handlers.capabilitiesSearch({ sessionId: 's-prop', query: 'printer runbook time', limit: 100 }, context);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 40 }), async (limit) => {

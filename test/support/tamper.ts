@@ -31,6 +31,7 @@ interface Row {
   session_id: string | null;
   request_id: string | null;
   capability: string | null;
+  principal: string | null;
   details: string;
   prev_hash: string;
   hash: string;
@@ -61,6 +62,7 @@ function rehash(db: DatabaseSync, from: number, to: number): void {
       sessionId: row.session_id,
       requestId: row.request_id,
       capability: row.capability,
+      principal: row.principal,
       details: JSON.parse(row.details) as Record<string, unknown>,
       prevHash,
     });

@@ -186,7 +186,7 @@ describe('the IPC dispatcher over a real host', () => {
 
   it('ignores a confirmation sent by the page, even a genuine one', async () => {
     // A challenge the gateway really issued, as if the page had obtained it somehow.
-    const issued = await host.handlers.callTool({ tool: 'http_check', arguments: checkArgs() }, { requestId: 'x', log: logger }).catch((error: CapstanError) => error);
+    const issued = await host.handlers.callTool({ tool: 'http_check', arguments: checkArgs() }, { requestId: 'x', log: logger, principal: 'operator' as const }).catch((error: CapstanError) => error);
     const challengeId = issued instanceof CapstanError ? (issued.details.challenge as { id?: string } | undefined)?.id : undefined;
     expect(challengeId).toEqual(expect.any(String));
 
@@ -237,7 +237,7 @@ describe('the confirmation prompt', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'capstan-prompt-'));
     host = await createHost({ dataDir });
-    const { tools } = await host.handlers.listTools(undefined, { requestId: 'prompt', log: pino({ level: 'silent' }) });
+    const { tools } = await host.handlers.listTools(undefined, { requestId: 'prompt', log: pino({ level: 'silent' }), principal: 'operator' as const });
     const found = tools.find((tool) => tool.name === 'http_check');
     if (!found) throw new Error('http_check is not registered');
     httpCheck = found;
