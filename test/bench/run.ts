@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { benchConsoleSearch } from './consoleSearch';
 import { benchGatewayThroughput } from './gatewayThroughput';
 import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
+import { benchMcpEcho, benchMcpStartup } from './mcp';
 import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -59,6 +60,24 @@ if (wanted('ledger')) {
 
   const delay = await benchEventDelay();
   console.log(`\nEvent delay, ledger entry written → SSE client received, ${delay.calls} calls: p50 ${fixed(delay.p50Ms, 2)} ms, p99 ${fixed(delay.p99Ms, 2)} ms, max ${fixed(delay.maxMs, 2)} ms`);
+}
+
+if (wanted('mcp')) {
+  console.log(`\nMCP: server-everything's echo over stdio, 10 calls in flight, interleaved rounds (5 × 1.5 s each), and over HTTP (autocannon, 10 connections, 7.5 s)`);
+  const echo = await benchMcpEcho();
+  console.table({
+    'SDK client directly': { 'calls/s': fixed(echo.direct, 0), 'ratio to direct': '1.00' },
+    'Capstan, dispatch callTool, FULL': { 'calls/s': fixed(echo.full, 0), 'ratio to direct': fixed(echo.full / echo.direct, 2) },
+    'Capstan, dispatch callTool, NORMAL': { 'calls/s': fixed(echo.normal, 0), 'ratio to direct': fixed(echo.normal / echo.direct, 2) },
+    'Capstan, POST /tools/call, FULL': { 'calls/s': fixed(echo.http, 0), 'ratio to direct': fixed(echo.http / echo.direct, 2), 'p99 ms': echo.httpP99Ms },
+    'Capstan, builtin time_now, FULL (no MCP hop)': { 'calls/s': fixed(echo.builtinFull, 0), 'ratio to direct': fixed(echo.builtinFull / echo.direct, 2) },
+    'Capstan, builtin time_now, NORMAL (no MCP hop)': { 'calls/s': fixed(echo.builtinNormal, 0), 'ratio to direct': fixed(echo.builtinNormal / echo.direct, 2) },
+  });
+  const startup = await benchMcpStartup(cli);
+  console.log(
+    `capstan serve with ${startup.servers} stdio servers: listening after ${fixed(startup.listeningMs, 0)} ms, every server's tools listed after ${fixed(startup.allListedMs, 0)} ms; ` +
+      `the SDK client connecting to and listing the same servers at once: ${fixed(startup.directMs, 0)} ms`,
+  );
 }
 
 if (wanted('console')) {

@@ -16,7 +16,10 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     config: {
       cancellation: { graceMs: GRACE_MS },
-      mcpServers: { fixture: { ...fixtureStdio({ FIXTURE_EXTRA_TOOLS: '12' }), timeoutMs: 1500, maxResultBytes: 4096 } },
+      mcpServers: {
+        fixture: { ...fixtureStdio({ FIXTURE_EXTRA_TOOLS: '12' }), timeoutMs: 1500, maxResultBytes: 4096 },
+        probeshy: fixtureStdio({ FIXTURE_EXIT_ON_PROBE: '1' }),
+      },
       toolPolicy: [
         { pattern: 'fixture:draft*', needConfirm: true, riskLevel: 'medium' },
         { pattern: 'fixture:plain', riskLevel: 'low' },
@@ -40,6 +43,13 @@ describe('the fixture server (2026-07-28)', () => {
     // 10 tools and 12 extras, handed out 5 per page.
     expect(info.tools).toBe(22);
     expect(contract('extra-12')).toBeDefined();
+  });
+
+  it('connects to a server that exits when probed for 2026-07-28: the next attempt speaks 2025 without probing', async () => {
+    const status = await waitForProvider(gateway.host, 'probeshy');
+    expect(status.protocolVersion).toBe('2025-11-25');
+    expect(status.stderr.some((line) => line.startsWith('[capstan] could not connect'))).toBe(true);
+    expect((await gateway.call({ tool: 'probeshy:meta' })).body.ok).toBe(true);
   });
 
   it('treats a tool without annotations as destructive, and toolPolicy never loosens it', async () => {

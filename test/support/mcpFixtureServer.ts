@@ -13,9 +13,11 @@
  *   strict 2020-12 would refuse; `exit`: the process exits mid-call
  * - `extra-1` … `extra-N` (FIXTURE_EXTRA_TOOLS, default 0) and FIXTURE_PAGE_SIZE (default 5):
  *   tools/list answers in pages, so a client must follow `nextCursor`
+ * - FIXTURE_EXIT_ON_PROBE=1: a 2025-only server that exits when its first request is not
+ *   `initialize`, as servers on some SDKs do when probed for the 2026-07-28 revision
  */
 import { Server } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 type Json = Record<string, unknown>;
 interface FixtureTool {
@@ -135,7 +137,7 @@ const tools = (): FixtureTool[] => [
 
 const pageSize = Number(process.env.FIXTURE_PAGE_SIZE ?? 5);
 
-serveStdio(() => {
+function createServer(): Server {
   const server = new Server({ name: 'capstan-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
   live = server;
   server.setRequestHandler('tools/list', (request) => {
@@ -155,5 +157,20 @@ serveStdio(() => {
     return (await tool.run(request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, meta, progress })) as never;
   });
   return server;
-});
+}
+
+if (process.env.FIXTURE_EXIT_ON_PROBE) {
+  const server = createServer();
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  const dispatch = transport.onmessage!;
+  let first = true;
+  transport.onmessage = (message) => {
+    if (first && 'method' in message && message.method !== 'initialize') process.exit(1);
+    first = false;
+    dispatch(message);
+  };
+} else {
+  serveStdio(createServer);
+}
 process.stderr.write('capstan fixture server ready\n');

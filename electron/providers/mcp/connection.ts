@@ -2,10 +2,11 @@
  * One live connection to an MCP server, through the official SDK v2 client: stdio (a child
  * process Capstan starts, its stderr kept in a bounded tail) or Streamable HTTP. The protocol
  * revision is negotiated (`versionNegotiation: 'auto'`): a 2026-07-28 server is spoken to in its
- * revision, a 2025 one in its own. A connection is opened once and closed once; reconnecting is
- * a new connection (the provider's business).
+ * revision, a 2025 one in its own. A verdict from an earlier connection can be handed back
+ * (`prior`) to skip the probe. A connection is opened once and closed once; reconnecting is a
+ * new connection (the provider's business).
  */
-import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type PriorDiscovery, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { McpSettings } from './settings';
 import type { StderrTail } from './stderrTail';
@@ -15,6 +16,14 @@ export const CLIENT_INFO = { name: 'capstan', version: '0.1.0' };
 const LIST_CHANGED_DEBOUNCE_MS = 100;
 /** A server gets at least this long to start and answer its first exchange, whatever its `timeoutMs`. */
 export const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * The SDK probes a server on its base stdio transport from a second, throwaway process (for
+ * servers that exit on a request before `initialize`), and on a subclass in place. In place
+ * halves the processes started per connection; a server that does exit on the probe fails that
+ * attempt, and the provider's next attempt skips the probe (the plain 2025 handshake).
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
 
 export interface ConnectionEvents {
   /** The connection ended without Capstan closing it: the process exited, the stream dropped. */
@@ -32,7 +41,7 @@ export class McpConnection {
     private readonly transport: Transport,
   ) {}
 
-  static async open(settings: McpSettings, events: ConnectionEvents): Promise<McpConnection> {
+  static async open(settings: McpSettings, events: ConnectionEvents, prior?: PriorDiscovery): Promise<McpConnection> {
     const transport = createTransport(settings, events.stderr);
     const client = new Client(CLIENT_INFO, {
       versionNegotiation: { mode: 'auto' },
@@ -45,7 +54,7 @@ export class McpConnection {
     // Out-of-band reports (a late answer to a cancelled call, a stray progress): nothing to act on.
     client.onerror = () => {};
     try {
-      await client.connect(transport, { timeout: Math.max(settings.timeoutMs, CONNECT_TIMEOUT_MS) });
+      await client.connect(transport, { timeout: Math.max(settings.timeoutMs, CONNECT_TIMEOUT_MS), ...(prior ? { prior } : {}) });
     } catch (error) {
       await connection.close();
       throw error;
@@ -61,6 +70,12 @@ export class McpConnection {
   /** The negotiated protocol revision: `2026-07-28`, `2025-11-25`… */
   get protocolVersion(): string | null {
     return this.client.getNegotiatedProtocolVersion() ?? null;
+  }
+
+  /** What was negotiated, to hand back to the next connection to the same server. */
+  get verdict(): PriorDiscovery {
+    const discover = this.client.getDiscoverResult();
+    return this.client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
   }
 
   /** Every tool, across every page the server hands out. */
@@ -104,7 +119,7 @@ function createTransport(settings: McpSettings, stderr: StderrTail): Transport {
   if (settings.transport === 'http') {
     return new StreamableHTTPClientTransport(new URL(entry.url!), { requestInit: { headers: entry.headers ?? {} } });
   }
-  const transport = new StdioClientTransport({
+  const transport = new InPlaceStdioTransport({
     command: entry.command!,
     args: entry.args ?? [],
     // The SDK adds only a safe few of Capstan's own variables (PATH, HOME…), never its token.

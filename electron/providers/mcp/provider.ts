@@ -8,7 +8,7 @@
  * grows), and notifications/tools/list_changed reloads the tools. Switched off, it is closed
  * (`disabled`); closed for good, its process is ended.
  */
-import type { Tool } from '@modelcontextprotocol/client';
+import type { PriorDiscovery, Tool } from '@modelcontextprotocol/client';
 import type { ProviderStatus } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
 import type { Provider, ProviderChange, ProviderContents } from '../../catalog/provider';
@@ -43,6 +43,12 @@ export class McpServerProvider implements Provider {
   #tools: Tool[] = [];
   #status: ProviderStatus;
   #failures = 0;
+  /**
+   * The protocol verdict of the last connection, reused on reconnects; after a failed attempt
+   * that probed, the next one skips the probe (a server may exit on it). Cleared by new settings
+   * and by "Retry now".
+   */
+  #prior: PriorDiscovery | undefined;
   #retry: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #onChange: ((change: ProviderChange) => void) | undefined;
@@ -95,6 +101,7 @@ export class McpServerProvider implements Provider {
   reconnect(): void {
     if (!this.#active) return;
     this.#failures = 0;
+    this.#prior = undefined;
     void this.#disconnect({ state: null }).then(() => this.#connect());
   }
 
@@ -102,6 +109,7 @@ export class McpServerProvider implements Provider {
   update(settings: McpSettings, { reconnect = true }: { reconnect?: boolean } = {}): void {
     this.#settings = settings;
     this.#secrets = secretValues(settings.entry);
+    this.#prior = undefined;
     if (this.#active && reconnect) this.reconnect();
   }
 
@@ -116,12 +124,14 @@ export class McpServerProvider implements Provider {
     this.#setStatus(this.#state('connecting', this.#status.state === 'failed' ? this.#status.reason : null));
     this.#stderr.note(this.#settings.transport === 'stdio' ? `starting ${this.#settings.entry.command}` : `connecting to the server`);
     let connection: McpConnection | undefined;
+    const prior = this.#prior;
     try {
-      connection = await McpConnection.open(this.#settings, {
-        stderr: this.#stderr,
-        onLost: (reason) => this.#lost(attempt, reason),
-        onToolsChanged: () => void this.#relist(attempt),
-      });
+      connection = await McpConnection.open(
+        this.#settings,
+        { stderr: this.#stderr, onLost: (reason) => this.#lost(attempt, reason), onToolsChanged: () => void this.#relist(attempt) },
+        prior,
+      );
+      this.#prior = connection.verdict;
       if (attempt !== this.#attempt) return void (await connection.close());
       this.#connection = connection;
       const tools = await connection.listTools(this.#settings.timeoutMs);
@@ -137,6 +147,8 @@ export class McpServerProvider implements Provider {
       if (attempt !== this.#attempt) return;
       this.#connection = undefined;
       await connection?.close();
+      // Probed and failed: the next attempt tries the plain 2025 handshake, and the one after probes again.
+      this.#prior = prior ? undefined : { kind: 'legacy' };
       this.#fail(`could not connect: ${this.#reason(error)}`);
     }
   }
