@@ -55,12 +55,28 @@ export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { finishedTasks: 200, sessi
 export const DEFAULT_FINISHED_PAGE = 50;
 const RESTARTED = 'gateway restarted';
 
+/**
+ * Work a task does besides its calls, such as a Harn script: whatever stops the task (cancel,
+ * supersede, finish) stops the work too and waits for it in the barrier, as for a running call;
+ * a steer reaches it only if it takes one.
+ */
+export interface TaskWork {
+  /** Stops the work; resolves once it has stopped. */
+  stop(): Promise<void>;
+  /** Throws a CapstanError when the work cannot take operator text; asked before the steer is recorded. */
+  assertSteerable(): void;
+  /** Hands over a steer once it is recorded. */
+  steer(text: string): void;
+}
+
 export class TaskRuntime {
   readonly #memory: RuntimeMemory;
   readonly #listeners = new Set<(task: TaskView) => void>();
   /** Blocked follow-ups the operator let run despite their predecessor's outcome. */
   readonly #resumed = new Set<string>();
   readonly #limits: RuntimeLimits;
+  /** Work attached to running tasks, by task id (see `attachWork`). */
+  readonly #work = new Map<string, TaskWork>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -114,13 +130,30 @@ export class TaskRuntime {
         limit: this.#limits.steersPerTask,
       });
     }
+    const work = this.#work.get(task.id);
+    work?.assertSteerable();
     const session = this.#session(task.sessionId);
     const at = new Date().toISOString();
     this.#record(task, { kind: 'steer', details: { textDigest: this.ledger.digest(text) } }, (seq) => {
       task.steered(seq, text, at);
       this.#memory.say(session, seq, { role: 'operator', text, taskId: task.id, at });
     });
+    work?.steer(text);
     return task;
+  }
+
+  /**
+   * Attaches work to a running task (a Harn run). The returned function detaches it, for work
+   * that ended by itself and is about to finish its task; until then, whatever stops the task
+   * stops the work first.
+   */
+  attachWork(taskId: string, work: TaskWork): () => void {
+    const task = this.get(taskId).running();
+    if (this.#work.has(task.id)) throw new CapstanError('TASK_ACTIVE', `${task.id} already runs other work`);
+    this.#work.set(task.id, work);
+    return () => {
+      if (this.#work.get(task.id) === work) this.#work.delete(task.id);
+    };
   }
 
   /** Follow-up: queued until the tasks before it end; runs at once when nothing is ahead. */
@@ -454,7 +487,11 @@ export class TaskRuntime {
    * its end is durable in the ledger, before the task ends and anything succeeds it.
    */
   async #barrier(task: Task): Promise<void> {
-    await Promise.all([...task.calls.values()].map(({ recorded }) => recorded));
+    const work = this.#work.get(task.id);
+    this.#work.delete(task.id);
+    // The work's own failure to stop is its to report; the barrier only waits for it.
+    const stopped = work?.stop().catch(() => undefined);
+    await Promise.all([stopped, ...[...task.calls.values()].map(({ recorded }) => recorded)]);
     await this.ledger.durable();
   }
 
