@@ -11,6 +11,7 @@ import { toolPolicy } from './catalog/toolPolicy';
 import { Cursors } from './catalog/cursor';
 import { readConfig, type CapstanConfig } from './config';
 import { createApiHandlers, type ApiHandlers } from './gateway/api';
+import { Approvals } from './gateway/approvals';
 import { Confirmations } from './gateway/confirmations';
 import { createDiscovery } from './gateway/discovery';
 import { EventBus, progressPublisher } from './events';
@@ -43,6 +44,8 @@ export interface Host {
   mcp: McpServers;
   /** Agent tokens: the HTTP gateway's token check reads them on every request. */
   agents: AgentTokens;
+  /** Agents' calls waiting for the operator; the MCP entry and the Electron shell listen to its events. */
+  approvals: Approvals;
   handlers: ApiHandlers;
   logger: Logger;
   /**
@@ -103,6 +106,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   tasks.onChange((task) => events.publish({ type: 'task', task }));
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   const agents = new AgentTokens(db);
+  const approvals = new Approvals({ ledger, timeoutMs: config.approvals.timeoutMs, publish: (approval) => events.publish({ type: 'approval', approval }) });
   return {
     dataDir,
     config,
@@ -113,11 +117,14 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     events,
     mcp,
     agents,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), discovery, tasks, ledger, mcp, agents }),
+    approvals,
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), approvals, discovery, tasks, ledger, mcp, agents }),
     logger,
     close: async () => {
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
       const ending = Promise.all([mcp.close({ now: true }), catalog.close()]);
+      // Waiting calls end with the gateway, recorded while the ledger is still open.
+      approvals.close();
       ledger.flush();
       db.close();
       await ending;

@@ -4,6 +4,7 @@
  * boundary it crosses.
  */
 import { z } from 'zod';
+import { ApprovalDecisionInput, ApprovalsView, ApprovalView } from './approvals';
 import { AgentNameInput, AgentsView, CreateAgentInput, CreatedAgent } from './agents';
 import { ToolContract } from './capability';
 import {
@@ -146,6 +147,9 @@ export const operations = {
   acknowledgeOutcome: { method: 'POST', path: '/tasks/:id/acknowledge', input: AcknowledgeInput, output: SessionView, audience: 'operator' },
   reduceGrant: { method: 'POST', path: '/tasks/:id/grants', input: ReduceGrantInput, output: TaskView, audience: 'operator' },
   getLedger: { method: 'GET', path: '/ledger', input: LedgerQuery, output: LedgerPage, audience: 'operator' },
+  // Agents' calls waiting for the operator (operator only).
+  listApprovals: { method: 'GET', path: '/approvals', input: NoInput, output: ApprovalsView, audience: 'operator' },
+  decideApproval: { method: 'POST', path: '/approvals/:id', input: ApprovalDecisionInput, output: ApprovalView, audience: 'operator' },
   verifyLedger: { method: 'GET', path: '/ledger/verify', input: NoInput, output: LedgerVerification, audience: 'operator' },
   checkEvidence: { method: 'POST', path: '/ledger/evidence', input: EvidenceCheckInput, output: EvidenceCheck, audience: 'operator' },
 

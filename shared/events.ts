@@ -3,6 +3,7 @@
  * `capstan:event` channel over IPC. Clients refresh what an event says has changed.
  */
 import { z } from 'zod';
+import { ApprovalView } from './approvals';
 import { LedgerEntry } from './ledger';
 import { TaskView } from './tasks';
 
@@ -31,7 +32,10 @@ export const CallProgress = z.object({
   deadlineAt: z.string(),
 });
 
-export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress]);
+/** An approval asked for, decided, expired or withdrawn (shared/approvals.ts): the console's queue follows these. */
+export const ApprovalChanged = z.object({ type: z.literal('approval'), approval: ApprovalView });
+
+export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged]);
 export type CapstanEvent = z.infer<typeof CapstanEvent>;
 
 /** Where HTTP clients read the event stream (IPC uses IPC_EVENT_CHANNEL from ipc.ts). */

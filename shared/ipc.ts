@@ -30,6 +30,8 @@ export const OPERATION_NAMES = [
   'acknowledgeOutcome',
   'reduceGrant',
   'getLedger',
+  'listApprovals',
+  'decideApproval',
   'verifyLedger',
   'checkEvidence',
   'capabilitiesList',

@@ -24,6 +24,7 @@ import type { AgentTokens } from '../store/agentTokens';
 import type { Database } from '../store/database';
 import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
+import type { Approvals } from './approvals';
 import type { Confirmations } from './confirmations';
 import type { Discovery } from './discovery';
 import { createToolCaller, type CallContext } from './toolCalls';
@@ -40,13 +41,14 @@ export function createApiHandlers(parts: {
   db: Database;
   catalog: Catalog;
   confirmations: Confirmations;
+  approvals: Approvals;
   discovery: Discovery;
   tasks: TaskRuntime;
   ledger: Ledger;
   mcp: McpServers;
   agents: AgentTokens;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, agents } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents } = parts;
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
@@ -116,6 +118,8 @@ export function createApiHandlers(parts: {
     acknowledgeOutcome: async ({ id, requestId }) => tasks.acknowledge(id, requestId),
     reduceGrant: async ({ id, grant }) => tasks.reduceGrant(id, grant).view(),
     getLedger: async (query) => ({ entries: ledger.query(query), lastSeq: ledger.lastSeq }),
+    listApprovals: async () => approvals.list(),
+    decideApproval: async (input) => approvals.decide(input),
     verifyLedger: async () => ledger.verify(),
     checkEvidence: async ({ requestId, result }) => {
       const finished = ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).findLast((entry) => typeof entry.details.resultDigest === 'string');

@@ -3,15 +3,19 @@
  * exists? → arguments valid? → in a running task? → then the runtime's one call path (granted?
  * → may mutate? → confirmed? → run under a deadline, abortable → recorded). A call that does
  * not end well throws, like every other operation; the dispatcher makes the envelope.
+ *
+ * Who confirms depends on who calls: the operator answers the HTTP challenge (or, over IPC, the
+ * native dialog); an agent never confirms for itself, so its call waits in the approvals queue.
  */
 import type { ToolCallResponse } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
-import type { Principal } from '../../shared/principal';
+import { isAgent, type Principal } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
 import { assertValidArguments } from '../catalog/contract';
 import type { Logger } from '../logger';
 import type { Ledger } from '../runtime/ledger';
 import type { TaskRuntime } from '../runtime/runtime';
+import type { Approvals, ApprovalWait } from './approvals';
 import type { Confirmations } from './confirmations';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -29,22 +33,26 @@ export interface CallContext {
   log: Logger;
   /** Who the operation runs for (gateway/principal.ts); dispatch also makes it `currentPrincipal()` for everything it runs. */
   principal: Principal;
+  /** Told while an agent's call waits for the operator's approval: at once, then every 5 s (the MCP entry sends progress). */
+  onWaiting?: ((wait: ApprovalWait) => void) | undefined;
 }
 
 interface Parts {
   catalog: Catalog;
   confirmations: Confirmations;
+  approvals: Approvals;
   tasks: TaskRuntime;
   ledger: Ledger;
 }
 
-export function createToolCaller({ catalog, confirmations, tasks, ledger }: Parts) {
-  return async function callTool(call: ToolCall, { requestId, log }: CallContext): Promise<ToolCallResponse> {
+export function createToolCaller({ catalog, confirmations, approvals, tasks, ledger }: Parts) {
+  return async function callTool(call: ToolCall, { requestId, log, principal, onWaiting }: CallContext): Promise<ToolCallResponse> {
     const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
     assertValidArguments(tool, call.arguments);
     const task = tasks.taskForCall(call);
     const argumentsDigest = ledger.digest(call.arguments);
     log.info({ tool: contract.id, taskId: task.id }, 'tool call started');
+    const { id, name, title, description, riskLevel, mutating } = contract;
     const outcome = await tasks.runCall(
       task,
       {
@@ -53,7 +61,15 @@ export function createToolCaller({ catalog, confirmations, tasks, ledger }: Part
         mutating: contract.mutating,
         timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         details: { argumentsDigest, reference: { id: contract.id, catalogGeneration: catalog.generation, contractHash, bindingGeneration } },
-        confirm: contract.needConfirm ? () => redeemConfirmation(confirmations, call, task.sessionId, argumentsDigest) : undefined,
+        confirm: !contract.needConfirm
+          ? undefined
+          : isAgent(principal)
+            ? (stopped) =>
+                approvals.wait(
+                  { requestId, principal, taskId: task.id, sessionId: task.sessionId, tool: { id, name, title, description, riskLevel, mutating }, arguments: call.arguments },
+                  { signal: stopped, onWaiting },
+                )
+            : () => redeemConfirmation(confirmations, call, task.sessionId, argumentsDigest),
       },
       (signal) => tool.definition.run(call.arguments, { signal, requestId }),
     );
