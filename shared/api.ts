@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ApprovalDecisionInput, ApprovalsView, ApprovalView } from './approvals';
 import { AgentNameInput, AgentsView, CreateAgentInput, CreatedAgent } from './agents';
-import { ToolContract } from './capability';
+import { CapabilityReference, ToolContract } from './capability';
 import {
   CapabilitiesInspectInput,
   CapabilitiesInspectOutput,
@@ -66,6 +66,12 @@ export const ToolCallRequest = z.strictObject({
   sessionId: z.string().min(1).max(128).optional(),
   /** Or a specific task, which must be running. */
   taskId: z.string().min(1).max(128).optional(),
+  /**
+   * A call by reference, as MCP's `capability_call` makes it: the reference discovery handed out
+   * for `tool`, which must still match the task's snapshot and the live catalog (else
+   * STALE_CAPABILITY) and must have been loaded into the task with `tools_load` (else TOOL_NOT_LOADED).
+   */
+  reference: CapabilityReference.optional(),
 });
 export type ToolCallRequest = z.input<typeof ToolCallRequest>;
 

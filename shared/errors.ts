@@ -50,6 +50,11 @@ export const errorCodes = {
     meaning:
       'The reference no longer matches the live capability; `part` says what changed (catalogGeneration, contractHash, bindingGeneration, binding). Discover it again.',
   },
+  TOOL_NOT_LOADED: {
+    status: 409,
+    meaning:
+      "A call by reference (MCP `capability_call`) names a tool that `tools_load` has not loaded into the task's context, or whose step has ended; load it first.",
+  },
   PROVIDER_DISABLED: { status: 409, meaning: 'The capability\'s provider is disabled; this overrides every snapshot.' },
   PROVIDER_UNAVAILABLE: {
     status: 503,

@@ -27,6 +27,7 @@ import { OPERATOR, type Principal } from '../../shared/principal';
 import type { AgentTokens } from '../store/agentTokens';
 import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from './api';
 import { bearerAuthenticator, forbidden } from './principal';
+import { MCP_PATH, mcpEndpoint } from './mcp/http';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /**
@@ -181,6 +182,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         },
       });
     }
+    // MCP over Streamable HTTP (gateway/mcp/): behind the same token check, as its principal.
+    const mcp = mcpEndpoint(options.handlers);
+    api.addHook('onClose', () => mcp.close());
+    knownRoute(MCP_PATH, 'GET', 'POST', 'DELETE');
+    api.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, exposeHeadRoute: false, handler: (request, reply) => mcp.handle(request, reply, principalOf(request)) });
   });
 
   if (options.rendererDir && existsSync(options.rendererDir)) {

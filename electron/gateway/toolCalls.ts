@@ -8,6 +8,7 @@
  * native dialog); an agent never confirms for itself, so its call waits in the approvals queue.
  */
 import type { ToolCallResponse } from '../../shared/api';
+import type { CapabilityReference } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import { isAgent, type Principal } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
@@ -15,6 +16,7 @@ import { assertValidArguments } from '../catalog/contract';
 import type { Logger } from '../logger';
 import type { Ledger } from '../runtime/ledger';
 import type { TaskRuntime } from '../runtime/runtime';
+import type { RunningTask } from '../runtime/task';
 import type { Approvals, ApprovalWait } from './approvals';
 import type { Confirmations } from './confirmations';
 
@@ -26,6 +28,7 @@ export interface ToolCall {
   confirmation?: string | undefined;
   sessionId?: string | undefined;
   taskId?: string | undefined;
+  reference?: CapabilityReference | undefined;
 }
 
 export interface CallContext {
@@ -50,6 +53,7 @@ export function createToolCaller({ catalog, confirmations, approvals, tasks, led
     const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
     assertValidArguments(tool, call.arguments);
     const task = tasks.taskForCall(call);
+    if (call.reference) assertLoaded(catalog, task, contract.id, call.reference);
     const argumentsDigest = ledger.digest(call.arguments);
     log.info({ tool: contract.id, taskId: task.id }, 'tool call started');
     const { id, name, title, description, riskLevel, mutating } = contract;
@@ -77,6 +81,23 @@ export function createToolCaller({ catalog, confirmations, approvals, tasks, led
     log.info({ tool: contract.id, taskId: task.id, durationMs: outcome.durationMs }, 'tool call finished');
     return { requestId, taskId: task.id, ok: true, result: outcome.result, durationMs: outcome.durationMs };
   };
+}
+
+/**
+ * A call by reference runs only what discovery handed out and the task loaded: the reference must
+ * name this tool, still match the task's snapshot and the live catalog (STALE_CAPABILITY when it
+ * does not, rather than running a different implementation), and be in the task's context.
+ */
+function assertLoaded(catalog: Catalog, task: RunningTask, toolId: string, reference: CapabilityReference): void {
+  try {
+    if (reference.id !== toolId) throw new CapstanError('ARGUMENT_INVALID', `the reference names ${reference.id}, the call ${toolId}`, { field: 'reference' });
+    catalog.verify(reference, task.snapshot);
+    if (!task.context.items.some((item) => item.id === toolId)) {
+      throw new CapstanError('TOOL_NOT_LOADED', `${toolId} is not loaded in ${task.id}; load it with tools_load first`);
+    }
+  } catch (error) {
+    throw error instanceof CapstanError ? error.inTask(task.id) : error;
+  }
 }
 
 /**

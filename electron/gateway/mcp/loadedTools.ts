@@ -1,0 +1,103 @@
+/**
+ * The tools an MCP client has loaded, listed under their own names in that client's `tools/list`.
+ *
+ * "That client" is the Capstan session its operations run in, which only a client that keeps a
+ * session has (a 2025-era client presenting the Mcp-Session-Id the gateway issued at initialize,
+ * and `capstan mcp`): the server itself stays stateless, and this is the one thing the MCP entry
+ * remembers between requests. A loaded tool belongs to the task it was loaded in: once the
+ * session's operations report another task, what the old one loaded leaves the list. A call
+ * that finds a tool no longer loaded or stale drops it too. The runtime stays the judge either
+ * way: a listed tool is called by its reference, which the call path verifies.
+ */
+import type { CapabilityReference, ToolContract } from '../../../shared/capability';
+import { CAPSTAN_TOOLS, type McpTool } from './tools';
+
+/** Sessions remembered at once; the least recently used is forgotten first (its client re-loads). */
+const MAX_SESSIONS = 500;
+
+interface Loaded {
+  reference: CapabilityReference;
+  descriptor: McpTool;
+}
+
+interface SessionTools {
+  taskId: string;
+  byName: Map<string, Loaded>;
+}
+
+export class LoadedTools {
+  readonly #sessions = new Map<string, SessionTools>();
+
+  list(sessionId: string): McpTool[] {
+    return [...(this.#touch(sessionId)?.byName.values() ?? [])].map((loaded) => loaded.descriptor);
+  }
+
+  reference(sessionId: string, name: string): CapabilityReference | undefined {
+    return this.#touch(sessionId)?.byName.get(name)?.reference;
+  }
+
+  /** Lists a tool the session's task just loaded; false when it was listed already under the same reference. */
+  add(sessionId: string, taskId: string, contract: ToolContract, reference: CapabilityReference): boolean {
+    this.observe(sessionId, taskId);
+    const session = this.#touch(sessionId) ?? this.#create(sessionId, taskId);
+    const existing = [...session.byName].find(([, loaded]) => loaded.reference.id === contract.id);
+    if (existing && sameReference(existing[1].reference, reference)) return false;
+    const name = existing?.[0] ?? freeName(contract, session.byName);
+    session.byName.set(name, { reference, descriptor: describe(name, contract) });
+    return true;
+  }
+
+  /** Drops a listed tool; true when it was listed. */
+  remove(sessionId: string, name: string): boolean {
+    return this.#sessions.get(sessionId)?.byName.delete(name) ?? false;
+  }
+
+  /** The session's operations now run in `taskId`: what another task loaded is gone. True when the list changed. */
+  observe(sessionId: string, taskId: string): boolean {
+    const session = this.#sessions.get(sessionId);
+    if (!session || session.taskId === taskId) return false;
+    const changed = session.byName.size > 0;
+    session.taskId = taskId;
+    session.byName.clear();
+    return changed;
+  }
+
+  #touch(sessionId: string): SessionTools | undefined {
+    const session = this.#sessions.get(sessionId);
+    if (session) {
+      this.#sessions.delete(sessionId);
+      this.#sessions.set(sessionId, session);
+    }
+    return session;
+  }
+
+  #create(sessionId: string, taskId: string): SessionTools {
+    if (this.#sessions.size >= MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
+    const session = { taskId, byName: new Map<string, Loaded>() };
+    this.#sessions.set(sessionId, session);
+    return session;
+  }
+}
+
+const sameReference = (a: CapabilityReference, b: CapabilityReference) =>
+  a.id === b.id && a.catalogGeneration === b.catalogGeneration && a.contractHash === b.contractHash && a.bindingGeneration === b.bindingGeneration;
+
+/** Its own name, unless a Capstan tool or another loaded tool has it: then `<provider>.<name>`. */
+function freeName(contract: ToolContract, taken: ReadonlyMap<string, Loaded>): string {
+  const free = (name: string) => !CAPSTAN_TOOLS.has(name) && !taken.has(name);
+  if (free(contract.name)) return contract.name;
+  const qualified = `${contract.provider}.${contract.name}`.slice(0, 128);
+  return free(qualified) ? qualified : `${qualified.slice(0, 120)}.${taken.size}`;
+}
+
+/** What Capstan decided about the tool, told as MCP annotations: a mutating tool may destroy, a read cannot. */
+function describe(name: string, contract: ToolContract): McpTool {
+  const approval = contract.needConfirm ? " A call waits for the operator's approval." : '';
+  return {
+    name,
+    title: contract.title,
+    description: `${contract.description} (Capstan: ${contract.id}, risk ${contract.riskLevel}.${approval})`,
+    inputSchema: { ...contract.inputSchema, type: 'object' },
+    annotations: { readOnlyHint: !contract.mutating, destructiveHint: contract.mutating, idempotentHint: false },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * One MCP server instance for one request (HTTP is stateless: the SDK asks the factory for a
+ * fresh instance per request). It answers `tools/list` and `tools/call`, and every call is one
+ * `dispatch` of a gateway operation in the client's Capstan session: the one call path, never
+ * around it. The low-level `Server` is used because the tool set is computed per request and
+ * dispatch already validates every input.
+ *
+ * Errors: a Capstan failure is a tool result with `isError: true`, its text the envelope's
+ * `CODE: message` and its `structuredContent` the whole envelope, so the model reads what went
+ * wrong and how to recover (re-discover on STALE_CAPABILITY, wait on PROVIDER_UNAVAILABLE). Only
+ * what the specification makes a protocol error is one: an unknown tool name (-32602).
+ */
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import type { OperationName } from '../../../shared/api';
+import type { CapabilityReference, ToolContract } from '../../../shared/capability';
+import { CapstanError } from '../../../shared/errors';
+import type { Principal } from '../../../shared/principal';
+import type { Logger } from '../../logger';
+import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../api';
+import type { LoadedTools } from './loadedTools';
+import { CAPSTAN_TOOL_DESCRIPTORS, CAPSTAN_TOOLS } from './tools';
+
+export const SERVER_INFO = { name: 'capstan', title: 'Capstan', version: '0.1.0' };
+
+export const INSTRUCTIONS =
+  'Capstan is a capability gateway. Find tools and skills with capabilities_search or capabilities_list, ' +
+  'read a contract with capabilities_inspect, then load a tool with tools_load and run it with capability_call ' +
+  '(skills: search, inspect, then skills_activate). Pass references exactly as they were returned; on ' +
+  'STALE_CAPABILITY, discover again. Calls to tools that need confirmation wait for the operator.';
+
+/** Who is asking, as the HTTP entry established it. */
+export interface McpCaller {
+  principal: Principal;
+  /** The Capstan session the client's operations run in. */
+  sessionId: string;
+  /** The client keeps a session of its own (it presented an Mcp-Session-Id), so its tools/list may grow. */
+  keepsSession: boolean;
+  requestId: string;
+  log: Logger;
+}
+
+/** A gateway Capstan-side failure is one of these: the model should rediscover, not retry. */
+const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOUND']);
+
+/**
+ * `era` decides whether loaded tools may join `tools/list`: the 2026-07-28 revision forbids a
+ * tool list that varies per connection or as a side effect of other requests, so there they are
+ * called through `capability_call` only; a 2025-era client that keeps a session sees them
+ * listed, announced with `notifications/tools/list_changed` on the response that changed it.
+ */
+export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller, handlers: ApiHandlers, loaded: LoadedTools): Server {
+  const dynamic = era === 'legacy' && caller.keepsSession;
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic } }, instructions: INSTRUCTIONS });
+  const { sessionId } = caller;
+
+  server.setRequestHandler('tools/list', async () => ({
+    tools: dynamic ? [...CAPSTAN_TOOL_DESCRIPTORS, ...loaded.list(sessionId)] : [...CAPSTAN_TOOL_DESCRIPTORS],
+  }));
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args = {} } = request.params;
+    const capstanTool = CAPSTAN_TOOLS.get(name);
+    const loadedReference = capstanTool || !dynamic ? undefined : loaded.reference(sessionId, name);
+    if (!capstanTool && !loadedReference) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const context = callContext(caller, ctx);
+    let listChanged = false;
+
+    let reply: Reply<OperationName>;
+    if (loadedReference) {
+      reply = await dispatch(handlers, 'callTool', callByReference(loadedReference, args, caller), context);
+      if (!reply.ok && GONE.has(reply.envelope.error.code)) listChanged = loaded.remove(sessionId, name);
+    } else {
+      const { operation, accepts } = capstanTool!;
+      const unknown = Object.keys(args).find((key) => !accepts.has(key));
+      if (unknown !== undefined) return failure(refusal(new CapstanError('BAD_REQUEST', `${name} takes no argument "${unknown}"`), context));
+      if (operation === 'callTool' && !isObject(args.reference)) return failure(refusal(new CapstanError('ARGUMENT_MISSING', 'reference', { field: 'reference' }), context));
+      const input = operation === 'callTool' ? callByReference(args.reference as CapabilityReference, args.arguments ?? {}, caller) : { ...args, sessionId };
+      reply = await dispatch(handlers, operation, input, context);
+      if (dynamic && reply.ok && operation === 'toolsLoad') listChanged = await remember(reply.value as { taskId: string; reference: CapabilityReference });
+    }
+    if (dynamic && reply.ok) listChanged = loaded.observe(sessionId, (reply.value as { taskId: string }).taskId) || listChanged;
+    if (listChanged) await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+    return reply.ok ? success(reply.value, capstanTool?.operation ?? 'callTool') : failure(reply.envelope);
+  });
+
+  /** Lists a tool tools_load just admitted, described by its contract (one more read through dispatch). */
+  async function remember({ taskId, reference }: { taskId: string; reference: CapabilityReference }): Promise<boolean> {
+    const inspected = await dispatch(handlers, 'capabilitiesInspect', { sessionId, reference }, { requestId: caller.requestId, log: caller.log, principal: caller.principal });
+    return inspected.ok && inspected.value.contract.kind === 'tool' && loaded.add(sessionId, taskId, inspected.value.contract as ToolContract, reference);
+  }
+
+  return server;
+}
+
+function callByReference(reference: CapabilityReference, args: unknown, caller: McpCaller) {
+  return { tool: isObject(reference) ? reference.id : '', reference, arguments: args, sessionId: caller.sessionId, requestId: caller.requestId };
+}
+
+/**
+ * The dispatch context: the caller, and, while an agent's call waits for the operator's
+ * approval, progress notifications to a client that asked for them with a progressToken.
+ */
+function callContext(caller: McpCaller, ctx: ServerContext): CallContext {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  return {
+    requestId: caller.requestId,
+    log: caller.log,
+    principal: caller.principal,
+    onWaiting:
+      progressToken === undefined
+        ? undefined
+        : (wait) =>
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken, progress: wait.waitedMs, total: wait.timeoutMs, message: wait.message } })
+              .catch(() => undefined),
+  };
+}
+
+/**
+ * A call's answer keeps an MCP server's own content blocks; any other result, and every
+ * discovery answer, is its JSON as text. `structuredContent` is always the whole answer (with a
+ * call's requestId and task), an object as MCP wants it.
+ */
+function success(value: unknown, operation: OperationName): CallToolResult {
+  const result = operation === 'callTool' ? (value as { result: unknown }).result : undefined;
+  const blocks = isObject(result) && Array.isArray(result.content) ? (result.content as CallToolResult['content']) : undefined;
+  return { content: blocks ?? [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+function failure(envelope: { error: { message: string } }): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: envelope.error.message }], structuredContent: envelope as Record<string, unknown> };
+}
+
+/** The entry's own refusals (before any operation runs) use the same envelope, logged the same way. */
+const refusal = (error: CapstanError, context: CallContext) => errorEnvelope(error, context);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
