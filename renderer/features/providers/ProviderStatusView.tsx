@@ -10,6 +10,7 @@ import { clockTime, dateTime } from '../../ui/format';
 import { Icon, type IconName } from '../../ui/Icon';
 import { useNow } from '../../ui/useNow';
 import { formatSpan } from '../progress/progressFigures';
+import { StderrTail } from './StderrTail';
 import { useReconnectProvider } from './useMcpServers';
 
 const looks: Record<ProviderStatus['state'], { label: string; icon: IconName }> = {
@@ -63,16 +64,7 @@ export function ProviderStatusView({ name, status }: { name: string; status: Pro
         </div>
       )}
       {error && <ErrorNotice what="Could not reconnect" error={error} />}
-      {status.stderr.length > 0 && (
-        <details className="provider-status__stderr" open={failed || undefined}>
-          <summary>
-            stderr <span className="muted">(last {status.stderr.length} line{status.stderr.length === 1 ? '' : 's'})</span>
-          </summary>
-          <pre className="stderr-tail" tabIndex={0} aria-label={`stderr of ${name}`} data-testid="stderr">
-            <code>{status.stderr.join('\n')}</code>
-          </pre>
-        </details>
-      )}
+      {status.stderr.length > 0 && <StderrTail name={name} lines={status.stderr} open={failed} />}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { useTransport } from '../../api/hooks';
 import { MutatingBadge, RiskBadge } from '../../ui/badges';
 import { Dialog } from '../../ui/Dialog';
 import { formatJson } from '../../ui/JsonBlock';
+import { callName } from '../executions/useExecuteTool';
 
 interface ReviewDialogProps {
   tool: ToolDescriptor;
@@ -41,7 +42,8 @@ export function ReviewDialog({ tool, args, onCancel, onConfirm }: ReviewDialogPr
         <div className="review__row">
           <dt>Tool</dt>
           <dd>
-            <code className="review__tool">{tool.name}</code> <span className="muted">{tool.title}</span>
+            {/* The name the call is sent with: an MCP tool's full id, so the server is never in doubt. */}
+            <code className="review__tool">{callName(tool)}</code> <span className="muted">{tool.title}</span>
           </dd>
         </div>
         <div className="review__row">
