@@ -78,7 +78,7 @@ export class McpServers {
       const known = this.parts.catalog.provider(name);
       if (known && !this.#providers.has(name)) throw new CapstanError('BAD_REQUEST', `"${name}" is already the name of a ${known.kind} provider`, { field: 'name' });
       const entry = unmaskEntry(incoming, this.#providers.get(name)?.settings.entry);
-      this.#writeServers((servers) => ({ ...servers, [name]: entry }));
+      this.#writeServers(name, (servers) => ({ ...servers, [name]: entry }));
       const settings = mcpSettings(name, entry);
       const provider = this.#providers.get(name);
       // Switched off first, so a server being disabled is not restarted on its way out.
@@ -94,7 +94,7 @@ export class McpServers {
   remove(name: string): Promise<McpServersView> {
     return this.#serially(async () => {
       this.#get(name);
-      this.#writeServers(({ [name]: _removed, ...rest }) => rest);
+      this.#writeServers(name, ({ [name]: _removed, ...rest }) => rest);
       this.#providers.delete(name);
       await this.parts.catalog.removeProvider(name);
       return this.list();
@@ -115,7 +115,7 @@ export class McpServers {
       const provider = this.#get(name);
       const { enabled: _previous, ...rest } = provider.settings.entry;
       const entry: McpServerEntry = enabled ? rest : { ...rest, enabled: false };
-      this.#writeServers((servers) => ({ ...servers, [name]: entry }));
+      this.#writeServers(name, (servers) => ({ ...servers, [name]: entry }));
       provider.update(mcpSettings(name, entry), { reconnect: false });
     });
   }
@@ -141,11 +141,19 @@ export class McpServers {
     return provider;
   }
 
-  #writeServers(change: (servers: Record<string, unknown>) => Record<string, unknown>): void {
+  /**
+   * Changes config.json's `mcpServers`. The server's name leaves `disabledProviders` too: its
+   * entry's `enabled` is its one switch from now on, so the next start cannot disagree with it.
+   */
+  #writeServers(name: string, change: (servers: Record<string, unknown>) => Record<string, unknown>): void {
     try {
       const raw = readRawConfig(this.parts.dataDir);
       const servers = typeof raw.mcpServers === 'object' && raw.mcpServers !== null ? (raw.mcpServers as Record<string, unknown>) : {};
-      writeConfig(this.parts.dataDir, { ...raw, mcpServers: change(servers) });
+      const next: Record<string, unknown> = { ...raw, mcpServers: change(servers) };
+      if (Array.isArray(raw.disabledProviders) && raw.disabledProviders.includes(name)) {
+        next.disabledProviders = raw.disabledProviders.filter((provider) => provider !== name);
+      }
+      writeConfig(this.parts.dataDir, next);
     } catch (error) {
       if (error instanceof ConfigError) throw new CapstanError('BAD_REQUEST', `config.json was not changed: ${error.message}`);
       throw error;
