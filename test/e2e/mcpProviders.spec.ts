@@ -2,14 +2,15 @@
  * MCP servers managed from the Providers panel, against real server processes: add one with the
  * form (checked in the page first), see it connect and its tools appear, keep its secret masked
  * and replace it, disable, enable and remove it; a server whose command fails shows failed with
- * its stderr and Retry now. config.json is read back from the data dir to see what was saved.
+ * its stderr and Retry now; a Streamable HTTP server with an Authorization header connects, the
+ * header masked. config.json is read back from the data dir to see what was saved.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { SECRET_MASK } from '../../shared/mcp';
 import { expect, test } from './fixtures';
-import { FIXTURE, mcpConfig } from './mcpServers';
+import { FIXTURE, mcpConfig, startEverythingHttp } from './mcpServers';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -138,4 +139,44 @@ test.describe('a server whose command fails', () => {
     await consolePage.filterInput.fill('plain');
     await expect(consolePage.tool('plain')).toBeVisible();
   });
+});
+
+test('a Streamable HTTP server added with a bearer token connects; the header comes back masked and is kept when saved unchanged', async ({ consolePage, page, dataDir }) => {
+  const remote = await startEverythingHttp();
+  try {
+    const panel = await openProviders(page);
+    await panel.getByRole('button', { name: 'Add MCP server…' }).click();
+    const form = page.getByRole('dialog', { name: 'Add an MCP server' });
+    await form.getByLabel('Name', { exact: true }).fill('remote');
+    await form.getByRole('radio', { name: /Streamable HTTP/ }).check();
+    await expect(form.getByLabel('Command', { exact: true })).toHaveCount(0);
+    const url = form.getByLabel('URL', { exact: true });
+    await url.fill('ftp://127.0.0.1/mcp');
+    await form.getByRole('button', { name: 'Add header' }).click();
+    await form.getByLabel('Name', { exact: true }).last().fill('Authorization');
+    await form.getByLabel('Value', { exact: true }).fill(`Bearer ${SECRET}`);
+    await form.getByRole('button', { name: 'Add server' }).click();
+    await expect(url).toBeFocused();
+    await expect(url).toHaveAccessibleDescription(/Must be an http:\/\/ or https:\/\/ URL\./);
+    await url.fill(remote.url);
+    await form.getByRole('button', { name: 'Add server' }).click();
+
+    const row = panel.getByRole('listitem', { name: 'remote' });
+    await expect(row.locator('[data-status="ready"]')).toBeVisible(READY);
+    await expect(row).toContainText('Streamable HTTP');
+    await row.getByRole('button', { name: 'Edit…' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit remote' });
+    await expect(edit.getByRole('radio', { name: /Streamable HTTP/ })).toBeChecked();
+    expect(await edit.getByLabel('Value', { exact: true }).inputValue()).toMatch(new RegExp(`^Bearer ${SECRET_MASK}`));
+    expect(await page.content()).not.toContain(SECRET);
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect(row.locator('[data-status="ready"]')).toBeVisible(READY);
+    expect((await readConfig(dataDir)).mcpServers?.remote).toEqual({ url: remote.url, headers: { Authorization: `Bearer ${SECRET}` } });
+
+    await page.keyboard.press('Escape');
+    await consolePage.filterInput.fill('get-sum');
+    await expect(consolePage.tool('get-sum')).toContainText('remote');
+  } finally {
+    await remote.stop();
+  }
 });

@@ -7,7 +7,7 @@
 import type { McpServerEntry } from '../../shared/mcp';
 import type { CapstanServer } from './capstanServer';
 
-export { everythingStdio, filesystemStdio, FIXTURE, fixtureStdio } from '../support/mcp';
+export { everythingStdio, filesystemStdio, FIXTURE, fixtureStdio, startEverythingHttp } from '../support/mcp';
 
 /** The default grants, and execute on every MCP server's tools (by default they get none). */
 export const MCP_GRANTS = [
