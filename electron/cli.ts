@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { TOKEN_USAGE, tokenCommand } from './cliToken';
 import { ConfigError } from './config';
 import { createHost } from './host';
 import { defaultDataDir } from './paths';
@@ -38,7 +39,7 @@ Commands:
   ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
   ledger export    Print every entry as JSON lines (--after SEQ to start later)
            --data-dir DIR  as for serve
-`;
+${TOKEN_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   const options = parseServeOptions(args, process.env);
@@ -129,7 +130,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
   }
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { serve, ledger: ledgerCommand };
+const commands: Record<string, (args: string[]) => Promise<void>> = { serve, ledger: ledgerCommand, token: tokenCommand };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
