@@ -4,13 +4,15 @@
  * every feature; api/ below it knows none. A catalog event (a skill written, a provider switched, a capability revoked)
  * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
  * (gathered once per animation frame); progress events feed the running calls' bars until their
- * call_finished entry arrives. Event types this console does not know are ignored.
+ * call_finished entry arrives; approval events keep the Approvals queue and its count current. Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { LedgerEntry } from '../shared/ledger';
 import { refreshCatalog, useTransport } from './api/hooks';
 import type { LiveStatus } from './api/transport';
+import { applyApproval } from './features/approvals/approvalCache';
+import { refreshApprovals } from './features/approvals/useApprovals';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
 import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
@@ -37,6 +39,7 @@ export function useLiveUpdates(): void {
         if (event.type === 'catalog') refreshCatalog(client);
         else if (event.type === 'task') tasks.push(event.task);
         else if (event.type === 'progress') progress.push(event);
+        else if (event.type === 'approval') applyApproval(client, event.approval);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
           if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);
@@ -51,6 +54,7 @@ export function useLiveUpdates(): void {
           // A stream that opens starts at the gateway's present: read what came before it.
           if (status === 'live') {
             refreshTasks(transport, client);
+            refreshApprovals(transport, client);
             void ledger.resync();
           }
         },

@@ -1,12 +1,15 @@
 /**
- * The activity dock along the bottom of the window: the Tasks and Ledger views, beside the
- * registry rather than over it, so an operator can run a tool and watch its entries arrive.
+ * The activity dock along the bottom of the window: the Tasks, Ledger and Approvals views, beside
+ * the registry rather than over it, so an operator can run a tool and watch its entries arrive.
+ * The Approvals tab counts the agents' calls waiting for the operator, even while collapsed.
  * Collapsed it is a bar of tabs; open it takes part of the window, maximized most of it.
  * Tabs follow the ARIA pattern: one Tab stop, arrow keys move between them.
  */
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { ACTIVE_STATES, DEFAULT_SESSION } from '../../../shared/tasks';
 import { useConsoleUi, type DockTab } from '../../state/uiStore';
+import { ApprovalsView } from '../approvals/ApprovalsView';
+import { useApprovals } from '../approvals/useApprovals';
 import { Icon, type IconName } from '../../ui/Icon';
 import { LedgerView } from '../ledger/LedgerView';
 import { TaskStateBadge } from '../tasks/TaskStateBadge';
@@ -16,6 +19,7 @@ import { useTasksView } from '../tasks/useTasks';
 const tabs: { id: DockTab; label: string; icon: IconName }[] = [
   { id: 'tasks', label: 'Tasks', icon: 'tasks' },
   { id: 'ledger', label: 'Ledger', icon: 'list' },
+  { id: 'approvals', label: 'Approvals', icon: 'shield' },
 ];
 
 export function ActivityDock() {
@@ -60,6 +64,7 @@ export function ActivityDock() {
               <Icon name={icon} />
               {label}
               {id === 'tasks' && <ActiveTaskHint />}
+              {id === 'approvals' && <PendingApprovalsHint />}
             </button>
           ))}
         </div>
@@ -89,10 +94,21 @@ export function ActivityDock() {
       </div>
       {!collapsed && (
         <div className={`dock__panel dock__panel--${tab}`} role="tabpanel" id={`${baseId}-${tab}-panel`} aria-labelledby={`${baseId}-${tab}-tab`}>
-          {tab === 'tasks' ? <TasksView /> : <LedgerView />}
+          {tab === 'tasks' ? <TasksView /> : tab === 'ledger' ? <LedgerView /> : <ApprovalsView />}
         </div>
       )}
     </section>
+  );
+}
+
+/** How many agents' calls wait for the operator, on the Approvals tab. */
+function PendingApprovalsHint() {
+  const waiting = useApprovals().data?.pending.length ?? 0;
+  if (waiting === 0) return null;
+  return (
+    <span className="count-badge count-badge--warn" title={`${waiting} agent ${waiting === 1 ? 'call waits' : 'calls wait'} for your approval`} data-testid="approvals-count">
+      {waiting}
+    </span>
   );
 }
 

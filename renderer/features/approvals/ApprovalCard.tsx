@@ -1,0 +1,104 @@
+/**
+ * One agent's call waiting for the operator, with the same review as the console's own
+ * confirmation (the tool, its risk, the exact arguments) and who asks, where, and for how long
+ * still. Approve runs the call once with these arguments; the decision names their digest, so
+ * the gateway holds it for exactly what is shown here.
+ */
+import { useId, useState } from 'react';
+import type { ApprovalView } from '../../../shared/approvals';
+import { toErrorBody } from '../../api/errors';
+import { useConsoleUi } from '../../state/uiStore';
+import { MutatingBadge, RiskBadge } from '../../ui/badges';
+import { ErrorNotice } from '../../ui/ErrorNotice';
+import { shortTaskId } from '../../ui/format';
+import { Icon } from '../../ui/Icon';
+import { formatJson } from '../../ui/JsonBlock';
+import { useNow } from '../../ui/useNow';
+import { useDecideApproval } from './useApprovals';
+
+/** "12 s", "3 min 5 s": how long, at a glance. */
+export function span(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ''}`;
+}
+
+export function ApprovalCard({ approval }: { approval: ApprovalView }) {
+  const now = useNow();
+  const decide = useDecideApproval();
+  const [note, setNote] = useState('');
+  const noteId = useId();
+  const showLedger = useConsoleUi((ui) => ui.showLedger);
+  const { id, tool, principal, sessionId, taskId, requestId, argumentsDigest } = approval;
+  const left = Date.parse(approval.expiresAt) - now;
+  const error = decide.error && toErrorBody(decide.error);
+  const send = (decision: 'approve' | 'deny') => {
+    if (decide.isPending) return;
+    decide.mutate({ id, decision, argumentsDigest, ...(note.trim() ? { note: note.trim() } : {}) });
+  };
+
+  return (
+    <article className="approval" aria-label={`${principal} asks to run ${tool.name}`} data-approval-id={id}>
+      <header className="approval__header">
+        <Icon name="hourglass" />
+        <span>
+          <strong>{principal}</strong> asks to run <code className="review__tool">{tool.name}</code>
+        </span>
+        <span className="muted approval__clock" title={`Requested ${approval.requestedAt}, expires ${approval.expiresAt}`}>
+          asked {span(now - Date.parse(approval.requestedAt))} ago · {left > 0 ? `expires in ${span(left)}` : 'expiring'}
+        </span>
+      </header>
+      <dl className="review">
+        <div className="review__row">
+          <dt>Tool</dt>
+          <dd>
+            <code className="review__tool">{tool.name}</code> <span className="muted">{tool.title}</span>
+          </dd>
+        </div>
+        <div className="review__row">
+          <dt>Risk</dt>
+          <dd>
+            <RiskBadge risk={tool.riskLevel} /> {tool.mutating && <MutatingBadge />}
+          </dd>
+        </div>
+        <div className="review__row">
+          <dt>Where</dt>
+          <dd>
+            session <code>{sessionId}</code>, task{' '}
+            <button type="button" className="link-button" onClick={() => showLedger({ taskId })} title={taskId}>
+              {shortTaskId(taskId)}
+            </button>
+            , request{' '}
+            <button type="button" className="link-button" onClick={() => showLedger({ requestId })}>
+              {requestId}
+            </button>
+          </dd>
+        </div>
+        <div className="review__row review__row--block">
+          <dt>Arguments, exactly as they will be sent</dt>
+          <dd>
+            <pre className="json-block" tabIndex={0} aria-label="Arguments JSON" data-testid="approval-arguments">
+              <code>{formatJson(approval.arguments)}</code>
+            </pre>
+          </dd>
+        </div>
+      </dl>
+      <p className="muted">{tool.description}</p>
+      <div className="approval__decide">
+        <label htmlFor={noteId} className="approval__note">
+          Note for the agent (optional)
+          <input id={noteId} className="input" value={note} maxLength={1000} onChange={(event) => setNote(event.target.value)} />
+        </label>
+        {/* Deny comes first: the safe choice is the nearer one. */}
+        <button type="button" className="button" onClick={() => send('deny')} aria-disabled={decide.isPending}>
+          <Icon name="ban" />
+          Deny
+        </button>
+        <button type="button" className="button button--primary button--warning" onClick={() => send('approve')} aria-disabled={decide.isPending}>
+          <Icon name="check" />
+          Approve and run
+        </button>
+      </div>
+      {error && <ErrorNotice what="The decision was not taken" error={error} />}
+    </article>
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * The operator approves from the console: an agent (its own token, over HTTP as an MCP entry
+ * would reach the same call path) calls http_check, which needs confirmation. The call waits;
+ * the Approvals tab counts it as it arrives, shows the review (tool, risk, exact arguments), and
+ * the operator's decision is what the agent hears. The target is a loopback server config.json
+ * allows, so the test sees whether a request really went out.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Locator, Page } from '@playwright/test';
+import type { CapstanServer } from './capstanServer';
+import { expect, test } from './fixtures';
+
+interface Target {
+  url: string;
+  received: string[];
+}
+
+const approvalsTest = test.extend<{ target: Target; agentToken: string }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
+  serveConfig: async ({}, use) => use({ httpCheck: { allow: ['127.0.0.1/32'] } }),
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
+  target: async ({}, use) => {
+    const received: string[] = [];
+    const server: Server = createServer((request, response) => {
+      received.push(request.url ?? '');
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await use({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received });
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  },
+  agentToken: async ({ capstan }, use) => {
+    const created = await fetch(`${capstan.origin}/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${capstan.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'e2e-agent' }),
+    });
+    expect(created.status).toBe(200);
+    await use(((await created.json()) as { token: string }).token);
+  },
+});
+
+/** The agent's call, sent outside the page; it resolves only once the operator decided. */
+async function agentCall(capstan: CapstanServer, token: string, args: Record<string, unknown>) {
+  const response = await fetch(`${capstan.origin}/tools/call`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tool: 'http_check', arguments: args }),
+  });
+  return { status: response.status, body: (await response.json()) as { ok: boolean; result?: { status: number }; error?: { code: string; message: string } } };
+}
+
+const approvalsTab = (page: Page) => page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: /^Approvals/ });
+
+async function openApprovals(page: Page): Promise<Locator> {
+  await approvalsTab(page).click();
+  const panel = page.getByRole('tabpanel', { name: /^Approvals/ });
+  await expect(panel).toBeVisible();
+  return panel;
+}
+
+approvalsTest('an agent’s call waits, is counted and reviewed in Approvals, and runs once when approved', async ({ consolePage, page, capstan, agentToken, target }) => {
+  void consolePage;
+  const args = { url: `${target.url}/deploy-check`, method: 'HEAD' };
+  const call = agentCall(capstan, agentToken, args);
+
+  // It arrives while the dock is collapsed: the tab counts it.
+  await expect(approvalsTab(page).getByTestId('approvals-count')).toHaveText('1');
+  const panel = await openApprovals(page);
+  const card = panel.getByRole('article', { name: 'agent:e2e-agent asks to run http_check' });
+  await expect(card).toBeVisible();
+  await expect(card.getByText('medium risk')).toBeVisible();
+  await expect(card.getByText(/expires in/)).toBeVisible();
+  expect(JSON.parse((await card.getByTestId('approval-arguments').textContent()) ?? '')).toEqual(args);
+  expect(target.received).toEqual([]);
+
+  await card.getByRole('button', { name: 'Approve and run' }).click();
+  const answer = await call;
+  expect(answer).toMatchObject({ status: 200, body: { ok: true, result: { status: 204 } } });
+  expect(target.received).toEqual(['/deploy-check']);
+
+  await expect(card).toHaveCount(0);
+  await expect(approvalsTab(page).getByTestId('approvals-count')).toHaveCount(0);
+  await expect(panel.getByRole('listitem').filter({ hasText: 'Approved' })).toContainText('agent:e2e-agent');
+});
+
+approvalsTest('a denied call answers the agent with CONFIRMATION_DENIED and the operator’s note; nothing runs', async ({ consolePage, page, capstan, agentToken, target }) => {
+  void consolePage;
+  const call = agentCall(capstan, agentToken, { url: `${target.url}/drop-tables` });
+  const panel = await openApprovals(page);
+  const card = panel.getByRole('article', { name: /asks to run http_check/ });
+  await card.getByLabel('Note for the agent (optional)').fill('not on production');
+  await card.getByRole('button', { name: 'Deny' }).click();
+
+  const answer = await call;
+  expect(answer.status).toBe(403);
+  expect(answer.body.error).toMatchObject({ code: 'CONFIRMATION_DENIED', message: expect.stringContaining('not on production') });
+  expect(target.received).toEqual([]);
+  const denied = panel.getByRole('listitem').filter({ hasText: 'Denied' });
+  await expect(denied).toContainText('not on production');
+  await expect(panel.getByText('No agent is waiting.')).toBeVisible();
+});
