@@ -1,0 +1,137 @@
+/**
+ * Capstan's MCP server on /mcp, driven by the official SDK v2 client over Streamable HTTP on
+ * loopback: the discovery flow in both protocol eras, sessions, the dynamic tools/list of a
+ * 2025-era client, agents' tokens and the ledger, and the gateway's defences in front of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { connectHttp, type McpTestClient } from '../support/mcpClient';
+import { CAPSTAN_TOOL_NAMES, walkDiscovery, writeFlowSkill } from '../support/mcpFlow';
+import { skillsDir, type SkillsDir } from '../support/skills';
+
+let gw: TestGateway;
+let skills: SkillsDir;
+let agentToken: string;
+const open: McpTestClient[] = [];
+
+async function client(era: 'legacy' | 'modern', token = agentToken): Promise<McpTestClient> {
+  const connected = await connectHttp(gw.url, token, era);
+  open.push(connected);
+  return connected;
+}
+
+const flowSkill = (name: string) => `${skills.dir}/${name}/SKILL.md`;
+
+/** The session a task runs in, as the operator's GET /tasks shows it. */
+async function sessionOf(taskId: string): Promise<string | undefined> {
+  const view = (await (await gw.request('/tasks')).json()) as { tasks: { id: string; sessionId: string }[] };
+  return view.tasks.find((task) => task.id === taskId)?.sessionId;
+}
+
+beforeAll(async () => {
+  skills = skillsDir();
+  for (const name of ['legacy-drill', 'modern-drill']) {
+    skills.write(name, '');
+    writeFlowSkill(skills.dir, name);
+  }
+  gw = await startTestGateway({ skillsDirs: [skills.dir] });
+  const created = await gw.request('/agents', { method: 'POST', body: { name: 'http-agent' } });
+  agentToken = ((await created.json()) as { token: string }).token;
+});
+afterAll(async () => {
+  await Promise.all(open.map((connected) => connected.close().catch(() => undefined)));
+  await gw.stop();
+  skills.cleanup();
+});
+
+describe('the discovery flow over Streamable HTTP', () => {
+  it('2025 era: list, pages, search, inspect, load, call, a skill, stale references; loaded tools join this client’s tools/list', async () => {
+    const path = flowSkill('legacy-drill');
+    const mcp = await client('legacy');
+    expect(mcp.client.getProtocolEra()).toBe('legacy');
+    expect(mcp.client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
+    const { taskId, reference } = await walkDiscovery(mcp, 'legacy-drill', path);
+
+    // tools_load announced the new list on its own response, and the list has the tool under its own name.
+    expect(mcp.listChanged()).toBeGreaterThanOrEqual(1);
+    const { tools } = await mcp.client.listTools();
+    const timeNow = tools.find((tool) => tool.name === 'time_now');
+    expect(timeNow).toMatchObject({ title: 'Current time', annotations: { readOnlyHint: true, destructiveHint: false }, inputSchema: { type: 'object' } });
+    const byName = await mcp.call('time_now', { timezone: 'Europe/Paris' });
+    expect(byName.structuredContent).toMatchObject({ ok: true, taskId, result: { timezone: 'Europe/Paris' } });
+
+    // Another client has a session of its own: another task, and nothing loaded.
+    const other = await client('legacy');
+    const otherList = await other.call('capabilities_list', { limit: 1 });
+    expect(otherList.structuredContent!.taskId).not.toBe(taskId);
+    expect((await other.client.listTools()).tools.map((tool) => tool.name)).toEqual(CAPSTAN_TOOL_NAMES);
+    expect(await other.call('capability_call', { reference, arguments: {} })).toMatchObject({ isError: true, structuredContent: { error: { code: expect.stringMatching(/TOOL_NOT_LOADED|STALE_CAPABILITY/) } } });
+    await expect(other.call('time_now')).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('2026-07-28: the same flow; tools/list never varies, loaded tools are called through capability_call', async () => {
+    const path = flowSkill('modern-drill');
+    const mcp = await client('modern');
+    expect(mcp.client.getProtocolEra()).toBe('modern');
+    await walkDiscovery(mcp, 'modern-drill', path);
+    expect(mcp.listChanged()).toBe(0);
+    expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toEqual(CAPSTAN_TOOL_NAMES);
+    await expect(mcp.call('time_now')).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('runs an agent in sessions of its own, and its calls are in the ledger under its name', async () => {
+    const mcp = await client('legacy');
+    const found = await mcp.call('capabilities_search', { query: 'local status' });
+    const reference = found.structuredContent!.items[0].reference;
+    await mcp.call('tools_load', { reference });
+    const called = await mcp.call('capability_call', { reference, arguments: {} });
+    const { requestId, taskId } = called.structuredContent!;
+    expect(await sessionOf(taskId)).toMatch(/^agent:http-agent\/mcp-[A-Za-z0-9_-]{22}$/);
+    const ledger = (await (await gw.request(`/ledger?requestId=${requestId}`)).json()) as { entries: { kind: string; principal: string }[] };
+    expect(ledger.entries.map((entry) => [entry.kind, entry.principal])).toEqual([
+      ['call_started', 'agent:http-agent'],
+      ['call_finished', 'agent:http-agent'],
+    ]);
+
+    // A 2026-07-28 client presents no session: it works in the agent's own `…/mcp` session.
+    const modern = await client('modern');
+    const listed = await modern.call('capabilities_list', { limit: 1 });
+    expect(await sessionOf(listed.structuredContent!.taskId)).toBe('agent:http-agent/mcp');
+  });
+
+  it('works for the operator token too, in the operator’s own MCP sessions', async () => {
+    const mcp = await client('legacy', gw.token);
+    const listed = await mcp.call('capabilities_list', { limit: 1 });
+    expect(listed.isError).toBeFalsy();
+    expect(await sessionOf(listed.structuredContent!.taskId)).toMatch(/^operator\/mcp-/);
+  });
+});
+
+describe('the gateway in front of /mcp', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const post = (headers: Record<string, string>, body: unknown = initialize) =>
+    fetch(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+
+  it('refuses a request without a valid token, and a foreign Host or Origin, in the envelope', async () => {
+    expect(await post({})).toMatchObject({ status: 401 });
+    const wrong = await post({ authorization: 'Bearer not-a-token-at-all' });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+    const rebound = await post({ authorization: `Bearer ${agentToken}`, origin: 'http://evil.example' });
+    expect(rebound.status).toBe(403);
+    expect(((await rebound.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN_ORIGIN');
+  });
+
+  it('issues a session id with initialize, refuses a malformed one, and takes GET/POST/DELETE only', async () => {
+    const answer = await post({ authorization: `Bearer ${agentToken}` });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(answer.headers.get('x-request-id')).toBeTruthy();
+    await answer.body?.cancel();
+    const malformed = await post({ authorization: `Bearer ${agentToken}`, 'mcp-session-id': 'no spaces allowed' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(malformed.status).toBe(400);
+    const put = await fetch(`${gw.url}/mcp`, { method: 'PUT', headers: { authorization: `Bearer ${agentToken}` } });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+});
