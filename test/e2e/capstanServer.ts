@@ -49,7 +49,11 @@ export async function startCapstan(dataDir: string, { args: extraArgs = [], port
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`capstan serve printed no console URL within 15 s\n${stderr}`)), 15_000);
+    const timer = setTimeout(() => {
+      // A gateway that never came up must not outlive the test, nor the MCP servers it started.
+      child.kill('SIGTERM');
+      reject(new Error(`capstan serve printed no console URL within 15 s\n${stderr}`));
+    }, 15_000);
     createInterface({ input: child.stdout }).once('line', (text) => {
       clearTimeout(timer);
       resolve(text);
