@@ -135,5 +135,7 @@ function createTransport(settings: McpSettings, stderr: StderrTail): Transport {
 
 /** The SDK's own timeout, as opposed to an abort, a lost connection or an error from the server. */
 export const isTimeout = (error: unknown) => error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+/** The revision probe failed: the connection closed under it (a server that exits when probed). */
+export const probeFailed = (error: unknown) => error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
 export const isConnectionLost = (error: unknown) =>
   error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed);

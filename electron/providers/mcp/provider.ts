@@ -15,7 +15,7 @@ import type { Provider, ProviderChange, ProviderContents } from '../../catalog/p
 import type { ToolDefinition } from '../../catalog/tool';
 import type { Logger } from '../../logger';
 import { callMcpTool, type McpProgress } from './calls';
-import { McpConnection } from './connection';
+import { McpConnection, probeFailed } from './connection';
 import { declaredAnnotations, decideFromAnnotations } from './policy';
 import { redact, secretValues } from './secrets';
 import type { McpSettings } from './settings';
@@ -147,8 +147,9 @@ export class McpServerProvider implements Provider {
       if (attempt !== this.#attempt) return;
       this.#connection = undefined;
       await connection?.close();
-      // Probed and failed: the next attempt tries the plain 2025 handshake, and the one after probes again.
-      this.#prior = prior ? undefined : { kind: 'legacy' };
+      // A server that closed the connection while being probed may be one that exits on any request
+      // before `initialize`: the next attempt uses the plain 2025 handshake, the one after probes again.
+      this.#prior = !prior && probeFailed(error) ? { kind: 'legacy' } : undefined;
       this.#fail(`could not connect: ${this.#reason(error)}`);
     }
   }
