@@ -70,7 +70,8 @@ describe('capstan serve', () => {
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/capstan/);
     }
-  });
+    // Four CLI starts in a row: a loaded machine needs more than the default 20 s.
+  }, 60_000);
 
   it('refuses a token shorter than 16 characters or an unreadable token file with exit code 2, never repeating the token', () => {
     const shortFile = join(dataDir, 'short-token');
