@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { startHttpGateway, type HttpGateway } from './gateway/http';
+import { writeGatewayFile } from './gateway/mcp/localGateway';
 import type { Host } from './host';
 import { defaultDataDir } from './paths';
 
@@ -157,7 +158,7 @@ function parseToken(token: Given | undefined, file: Given | undefined, warn: (me
  * that others may read or write is still used, but the operator hears about it (POSIX modes only:
  * Windows has ACLs instead).
  */
-function readTokenFile({ value: path, from }: Given, warn: (message: string) => void): string {
+export function readTokenFile({ value: path, from }: Given, warn: (message: string) => void): string {
   let stats: Stats;
   let text: string;
   try {
@@ -220,13 +221,24 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
       port,
       rendererDir: options.rendererDir,
     });
+  let gateway: HttpGateway;
   try {
-    return await listen(options.port);
+    gateway = await listen(options.port);
   } catch (error) {
     if (!options.anyPortIfTaken || options.port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     options.logger.warn({ port: options.port }, 'port in use; the HTTP gateway takes any free port instead');
-    return listen(0);
+    gateway = await listen(0);
   }
+  // <data dir>/gateway.json: how `capstan mcp` finds this gateway (gateway/mcp/localGateway.ts).
+  const withdraw = writeGatewayFile(host.dataDir, gateway.url);
+  const close = gateway.close;
+  return {
+    ...gateway,
+    close: async () => {
+      withdraw();
+      await close();
+    },
+  };
 }
 
 /**

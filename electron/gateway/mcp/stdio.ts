@@ -1,0 +1,79 @@
+/**
+ * `capstan mcp`: Capstan's MCP server over stdio, for MCP hosts that launch a command. It holds
+ * no runtime of its own: it finds the running gateway of the data dir (gateway.json), starting
+ * one if none runs, and relays to its `/mcp` with an SDK client. So an agent that arrives this
+ * way lands in the same runtime and ledger as one that arrives over HTTP, under its own token.
+ *
+ * The relay keeps one HTTP session for its whole stdio connection: the gateway issues it an
+ * Mcp-Session-Id, hence one Capstan session per `capstan mcp` process. A 2025-era host sees the
+ * tools it loaded in its `tools/list` (the gateway's list for that session, list_changed relayed);
+ * a 2026-07-28 host sees the fixed six, as that revision requires. Progress is relayed both ways
+ * of a call: while an agent's call waits for the operator's approval, the host hears about it.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { parseArgs } from 'node:util';
+import { defaultDataDir } from '../../paths';
+import { readTokenFile, UsageError } from '../../server';
+import { findOrStartGateway } from './localGateway';
+import { CAPSTAN_TOOL_DESCRIPTORS } from './tools';
+import { INSTRUCTIONS, SERVER_INFO } from './server';
+
+export const MCP_USAGE = `  mcp      Serve Capstan's MCP tools over stdio, for MCP hosts that launch a command. Relays to
+           the running gateway of the data dir, and starts one (capstan serve, detached) if none
+           runs, so every agent shares one runtime and one ledger
+           --token-file F  CAPSTAN_TOKEN_FILE   the agent token (capstan token create --name NAME),
+                                                or CAPSTAN_TOKEN=<token>
+           --data-dir DIR  CAPSTAN_DATA_DIR     as for serve
+`;
+
+/**
+ * How long the relay lets one call run. The gateway owns deadlines (each tool's timeout, the
+ * approval's expiry) and reports progress meanwhile, so this only bounds a gateway gone silent.
+ */
+const CALL_TIMEOUT_MS = 60 * 60_000;
+
+export async function mcpCommand(args: string[], cli: string): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'token-file': { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
+  const warn = (message: string) => void process.stderr.write(`capstan mcp: ${message}\n`);
+  const tokenFile = values['token-file'] ?? (process.env.CAPSTAN_TOKEN_FILE || undefined);
+  const token = tokenFile ? readTokenFile({ value: tokenFile, from: values['token-file'] ? '--token-file' : 'CAPSTAN_TOKEN_FILE' }, warn) : process.env.CAPSTAN_TOKEN;
+  if (!token) throw new UsageError('give the agent token with --token-file FILE or CAPSTAN_TOKEN (make one with `capstan token create --name NAME`)');
+  const dataDir = values['data-dir'] ?? (process.env.CAPSTAN_DATA_DIR || defaultDataDir());
+  const gateway = await findOrStartGateway(dataDir, cli, warn);
+  await relay(gateway.url, token, warn);
+}
+
+/** Serves stdio until the host closes it, relaying each call to the gateway's `/mcp`. */
+async function relay(url: string, token: string, warn: (message: string) => void): Promise<void> {
+  const upstream = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version });
+  await upstream.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  let listening: Server | undefined;
+  upstream.setNotificationHandler('notifications/tools/list_changed', () => listening?.sendToolListChanged());
+
+  const served = serveStdio(
+    ({ era }) => {
+      const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: era === 'legacy' } }, instructions: INSTRUCTIONS });
+      server.setRequestHandler('tools/list', async (request) => (era === 'legacy' ? upstream.listTools(request.params) : { tools: [...CAPSTAN_TOOL_DESCRIPTORS] }));
+      server.setRequestHandler('tools/call', async (request, ctx) => {
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        return upstream.callTool(request.params, {
+          signal: ctx.mcpReq.signal,
+          timeout: CALL_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+          // Asked for always, so the gateway reports a waiting call; passed on when the host asked too.
+          onprogress: (progress) => {
+            if (progressToken !== undefined) void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
+          },
+        });
+      });
+      if (era === 'legacy') listening = server;
+      return server;
+    },
+    { onerror: (error) => warn(error.message) },
+  );
+  await new Promise<void>((resolve) => process.stdin.once('close', resolve));
+  await served.close();
+  await upstream.close();
+}
