@@ -303,12 +303,19 @@ export class TaskRuntime {
     }
 
     const call = new Call(spec, this.config.graceMs);
-    this.#record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } });
-    const recorded = call.run(work).then((outcome) => {
-      this.#finishCall(task, call, outcome);
-      return outcome;
-    });
-    task.calls.set(requestId, { call, recorded });
+    // Settles once the call's end is recorded (rejects if recording it failed): the cancellation barrier.
+    const { promise: recorded, resolve, reject } = Promise.withResolvers<CallOutcome>();
+    // In flight from its recorded start, so the task view that announces the start counts it.
+    this.#record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
+      task.calls.set(requestId, { call, recorded }),
+    );
+    call
+      .run(work)
+      .then((outcome) => {
+        this.#finishCall(task, call, outcome);
+        return outcome;
+      })
+      .then(resolve, reject);
     const outcome = await recorded;
     await this.ledger.durable();
     return outcome;

@@ -173,6 +173,19 @@ describe('changes and their ledger entries', () => {
     expect(ledger.lastSeq).toBe(before.seq);
   });
 
+  it('announces a call in flight with the task view of its recorded start', async () => {
+    fixture = await runtimeFixture({ tools: [politeRead] });
+    const { runtime } = fixture!;
+    const task = runtime.start('s', 'reads');
+    const seen: number[] = [];
+    runtime.onChange((view) => seen.push(view.callsInFlight));
+    const read = runCall(fixture!, task, 'polite_read', 'in-flight');
+    expect(seen).toEqual([1]);
+    await runtime.cancel(task.id);
+    expect((await read).status).toBe('cancelled');
+    expect(task.view().callsInFlight).toBe(0);
+  });
+
   it('versions each task and session view with the seq of the entry that last changed it', async () => {
     fixture = await runtimeFixture({ tools: [quickWrite] });
     const { runtime, ledger } = fixture!;
