@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
 import { McpServerEntry, McpServerName, ToolPolicyRule } from '../shared/mcp';
+import { HarnConfig } from '../shared/harn';
 import { parseAllowEntry } from './providers/builtin/destinations';
 
 export const CONFIG_FILE = 'config.json';
@@ -80,6 +81,8 @@ export const CapstanConfig = z.strictObject({
     .default({}),
   /** The operator's tightening of tool policy per capability pattern; it never loosens. */
   toolPolicy: z.array(ToolPolicyRule).default([]),
+  /** How to start Harn for a run (`POST /harn/runs`): `<command> <args...> <script>`. */
+  harn: HarnConfig.default(HarnConfig.parse({})),
 });
 export type CapstanConfig = z.output<typeof CapstanConfig>;
 

@@ -15,6 +15,7 @@ import { Approvals } from './gateway/approvals';
 import { Confirmations } from './gateway/confirmations';
 import { createDiscovery } from './gateway/discovery';
 import { EventBus, progressPublisher } from './events';
+import { HarnRuns } from './harn/runs';
 import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';
 import { McpServers } from './providers/mcp/servers';
@@ -42,6 +43,8 @@ export interface Host {
   tasks: TaskRuntime;
   events: EventBus;
   mcp: McpServers;
+  /** Harn scripts running as tasks; their children end with the host. */
+  harn: HarnRuns;
   /** Agent tokens: the HTTP gateway's token check reads them on every request. */
   agents: AgentTokens;
   /** Agents' calls waiting for the operator; the MCP entry and the Electron shell listen to its events. */
@@ -107,6 +110,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   const agents = new AgentTokens(db);
   const approvals = new Approvals({ ledger, timeoutMs: config.approvals.timeoutMs, publish: (approval) => events.publish({ type: 'approval', approval }) });
+  const harn = new HarnRuns({ catalog, tasks, ledger, approvals, config: config.harn, graceMs: config.cancellation.graceMs, events });
   return {
     dataDir,
     config,
@@ -118,11 +122,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     mcp,
     agents,
     approvals,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), approvals, discovery, tasks, ledger, mcp, agents }),
+    harn,
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), approvals, discovery, tasks, ledger, mcp, agents, harn }),
     logger,
     close: async () => {
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
-      const ending = Promise.all([mcp.close({ now: true }), catalog.close()]);
+      const ending = Promise.all([mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.
       approvals.close();
       ledger.flush();

@@ -4,7 +4,7 @@
  * every feature; api/ below it knows none. A catalog event (a skill written, a provider switched, a capability revoked)
  * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
  * (gathered once per animation frame); progress events feed the running calls' bars until their
- * call_finished entry arrives; approval events keep the Approvals queue and its count current. Event types this console does not know are ignored.
+ * call_finished entry arrives; harn events feed the Harn run panels of the Tasks view; approval events keep the Approvals queue and its count current. Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -16,6 +16,8 @@ import { refreshApprovals } from './features/approvals/useApprovals';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
 import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
+import { applyHarnEvent } from './features/tasks/harn/harnCache';
+import { refreshHarnRuns } from './features/tasks/harn/useHarnRuns';
 import { refreshTasks } from './features/tasks/useTasks';
 import { useConsoleUi } from './state/uiStore';
 
@@ -39,6 +41,7 @@ export function useLiveUpdates(): void {
         if (event.type === 'catalog') refreshCatalog(client);
         else if (event.type === 'task') tasks.push(event.task);
         else if (event.type === 'progress') progress.push(event);
+        else if (event.type === 'harn') applyHarnEvent(client, event);
         else if (event.type === 'approval') applyApproval(client, event.approval);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
@@ -54,6 +57,7 @@ export function useLiveUpdates(): void {
           // A stream that opens starts at the gateway's present: read what came before it.
           if (status === 'live') {
             refreshTasks(transport, client);
+            refreshHarnRuns(client);
             refreshApprovals(transport, client);
             void ledger.resync();
           }

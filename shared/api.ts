@@ -25,6 +25,7 @@ import {
   ToolsLoadInput,
   ToolsLoadOutput,
 } from './discovery';
+import { HarnRunQuery, HarnRunRequest, HarnRunsView, HarnRunView } from './harn';
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
 import { McpServerNameInput, McpServersView, SaveMcpServerInput } from './mcp';
 import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
@@ -165,6 +166,11 @@ export const operations = {
   capabilitiesInspect: { method: 'POST', path: '/discovery/capabilities_inspect', input: CapabilitiesInspectInput, output: CapabilitiesInspectOutput, audience: 'any' },
   toolsLoad: { method: 'POST', path: '/discovery/tools_load', input: ToolsLoadInput, output: ToolsLoadOutput, audience: 'any' },
   skillsActivate: { method: 'POST', path: '/discovery/skills_activate', input: SkillsActivateInput, output: SkillsActivateOutput, audience: 'any' },
+
+  // Harn scripts run as tasks (shared/harn.ts): started and watched by the operator.
+  startHarnRun: { method: 'POST', path: '/harn/runs', input: HarnRunRequest, output: TaskView, audience: 'operator' },
+  listHarnRuns: { method: 'GET', path: '/harn/runs', input: NoInput, output: HarnRunsView, audience: 'operator' },
+  getHarnRun: { method: 'GET', path: '/harn/run', input: HarnRunQuery, output: HarnRunView, audience: 'operator' },
 
   // Agent tokens: the operator's alone.
   listAgents: { method: 'GET', path: '/agents', input: NoInput, output: AgentsView, audience: 'operator' },

@@ -109,6 +109,15 @@ export const errorCodes = {
     meaning:
       "The tool's result is over its server's size limit (`maxResultBytes`, 4 MiB of JSON by default); `size` and `limit` say by how much. The call ran: its effects stand.",
   },
+  HARN_UNAVAILABLE: {
+    status: 503,
+    meaning: 'config.json `harn.command` could not be started (no such program, or not executable); the message names the setting. The run\'s task is on record as failed.',
+  },
+  HARN_RUN_NOT_FOUND: { status: 404, meaning: 'No Harn run for that task id (the gateway keeps every run that has not ended and the last 50 that have).' },
+  STEER_UNSUPPORTED: {
+    status: 409,
+    meaning: 'The task runs a Harn script that did not advertise `session/inject` with mode `steer` when it started, so it cannot take a steer; nothing was recorded.',
+  },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
   TOO_MANY_STREAMS: {
     status: 503,

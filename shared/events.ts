@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ApprovalView } from './approvals';
+import { HarnRunSummary, HarnUpdate } from './harn';
 import { LedgerEntry } from './ledger';
 import { TaskView } from './tasks';
 
@@ -35,7 +36,13 @@ export const CallProgress = z.object({
 /** An approval asked for, decided, expired or withdrawn (shared/approvals.ts): the console's queue follows these. */
 export const ApprovalChanged = z.object({ type: z.literal('approval'), approval: ApprovalView });
 
-export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged]);
+/**
+ * A Harn run's summary and its new or changed lines (shared/harn.ts). `skipped` lines changed
+ * too but are not in this event (a burst): a client that shows the run reads it again.
+ */
+export const HarnRunChanged = z.object({ type: z.literal('harn'), run: HarnRunSummary, updates: z.array(HarnUpdate), skipped: z.number().int().nonnegative() });
+
+export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged, HarnRunChanged]);
 export type CapstanEvent = z.infer<typeof CapstanEvent>;
 
 /** Where HTTP clients read the event stream (IPC uses IPC_EVENT_CHANNEL from ipc.ts). */

@@ -16,6 +16,7 @@ import type { ToolContract } from '../../shared/capability';
 import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
+import type { HarnRuns } from '../harn/runs';
 import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
 import { runAs } from '../runtime/principal';
@@ -46,9 +47,10 @@ export function createApiHandlers(parts: {
   tasks: TaskRuntime;
   ledger: Ledger;
   mcp: McpServers;
+  harn: HarnRuns;
   agents: AgentTokens;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn } = parts;
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
@@ -138,6 +140,10 @@ export function createApiHandlers(parts: {
     capabilitiesInspect: async (input, { principal }) => discovery.capabilitiesInspect(withinOwnSessions(input, principal, tasks)),
     toolsLoad: async (input, { principal }) => discovery.toolsLoad(withinOwnSessions(input, principal, tasks)),
     skillsActivate: (input, { principal }) => discovery.skillsActivate(withinOwnSessions(input, principal, tasks)),
+
+    startHarnRun: (input) => harn.start(input),
+    listHarnRuns: async () => harn.list(),
+    getHarnRun: async ({ taskId }) => harn.get(taskId),
 
     listAgents: async () => ({ agents: agents.list() }),
     createAgent: async ({ name }) => agents.create(name),

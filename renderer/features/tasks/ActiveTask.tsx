@@ -11,6 +11,7 @@ import { Icon } from '../../ui/Icon';
 import { CallCounts } from './CallCounts';
 import { ContextUsage } from './ContextUsage';
 import { HandoffDigest } from './HandoffDigest';
+import { HarnRunPanel } from './harn/HarnRunPanel';
 import { SteerForm } from './SteerForm';
 import type { DialogAction } from './TaskActionDialog';
 import { TaskFacts } from './TaskFacts';
@@ -53,6 +54,7 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
 
       <CallCounts counts={task.callCounts} inFlight={task.callsInFlight} />
       <TaskProgress taskId={task.id} />
+      <HarnRunPanel taskId={task.id} />
       {task.context && <ContextUsage context={task.context} />}
 
       <div className="task-card__steers">

@@ -5,6 +5,7 @@ import { clockTime } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { CallCounts } from './CallCounts';
 import { HandoffDigest } from './HandoffDigest';
+import { HarnRunPanel } from './harn/HarnRunPanel';
 import { TaskFacts } from './TaskFacts';
 import { TaskStateBadge } from './TaskStateBadge';
 
@@ -37,6 +38,7 @@ export function FinishedTasks({ tasks, titleOf }: { tasks: readonly TaskView[]; 
                 </p>
               )}
               {task.handoff && <HandoffDigest handoff={task.handoff} predecessorTitle={titleOf(task.handoff.predecessorId)} />}
+              <HarnRunPanel taskId={task.id} />
               <button type="button" className="button button--small" onClick={() => showLedger({ taskId: task.id })}>
                 <Icon name="list" />
                 Show its ledger entries

@@ -11,6 +11,7 @@ import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
 import { ActiveTask } from './ActiveTask';
 import { FinishedTasks } from './FinishedTasks';
+import { HarnRunDialog } from './harn/HarnRunDialog';
 import { TaskActionDialog, type DialogAction } from './TaskActionDialog';
 import { TaskQueue } from './TaskQueue';
 import { UnknownOutcomes } from './UnknownOutcomes';
@@ -23,6 +24,7 @@ export function TasksView() {
   const sessionId = useConsoleUi((ui) => ui.taskSession);
   const setSession = useConsoleUi((ui) => ui.setTaskSession);
   const [dialog, setDialog] = useState<DialogAction | null>(null);
+  const [harnOpen, setHarnOpen] = useState(false);
   const sessionPicker = useId();
 
   if (!query.data) {
@@ -67,6 +69,12 @@ export function TasksView() {
             Start task…
           </button>
         )}
+        {!active && (
+          <button type="button" className="button" onClick={() => setHarnOpen(true)}>
+            <Icon name="play" />
+            Run Harn script…
+          </button>
+        )}
         <button type="button" className="button" onClick={() => setDialog('follow_up')}>
           <Icon name="clock" />
           Follow-up…
@@ -104,6 +112,7 @@ export function TasksView() {
       </div>
 
       <TaskActionDialog action={dialog} sessionId={sessionId} active={active} onClose={() => setDialog(null)} />
+      <HarnRunDialog open={harnOpen} sessionId={sessionId} onClose={() => setHarnOpen(false)} />
     </div>
   );
 }

@@ -1,0 +1,250 @@
+/**
+ * What Capstan answers when a Harn script asks its host (protocols/harn-host.md, "Bridge requests
+ * the host answers"). A script is untrusted, like an agent: it runs as its own principal, every
+ * tool call goes through the runtime's one call path under the run's task with a requestId of
+ * its own, a tool that needs confirmation waits for the operator in the approvals queue, and so
+ * does a `session/request_permission`. Nothing here approves anything.
+ *
+ * Errors, as Harn reads them: -32001 is "tool rejected", for every refusal (nothing ran: unknown
+ * tool, invalid arguments, not granted, confirmation denied, mutation blocked, stale, task not
+ * running); -32000 ("Host error") for a tool that ran and failed; -32602 for params that do not
+ * fit; -32601 for `host/call` and unknown methods. Each carries Capstan's code, message and
+ * requestId in `data`.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { RiskLevel } from '../../shared/capability';
+import { CapstanError, type ErrorCode } from '../../shared/errors';
+import type { Principal } from '../../shared/principal';
+import type { Catalog } from '../catalog/catalog';
+import { assertValidArguments } from '../catalog/contract';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../gateway/toolCalls';
+import type { Ledger } from '../runtime/ledger';
+import { runAs } from '../runtime/principal';
+import type { TaskRuntime } from '../runtime/runtime';
+import type { RunningTask } from '../runtime/task';
+import { findHostTool, hostTools } from './hostTools';
+import { RpcCode, RpcError, type RpcHandlers } from './rpc';
+import { applySessionUpdate, type UpdateLog } from './updates';
+
+/** One wait for the operator, as the approvals queue takes it (gateway/approvals.ts). */
+export interface HarnApprovalRequest {
+  requestId: string;
+  principal: string;
+  taskId: string;
+  sessionId: string;
+  tool: { id: string; name: string; title: string; description: string; riskLevel: RiskLevel; mutating: boolean };
+  arguments: Record<string, unknown>;
+}
+
+/** The approvals queue: resolves once the operator approves; throws for every other end. */
+export interface HarnApprovals {
+  wait(request: HarnApprovalRequest, options?: { signal?: AbortSignal | undefined }): Promise<Record<string, unknown>>;
+}
+
+export interface BridgeParts {
+  catalog: Catalog;
+  tasks: TaskRuntime;
+  ledger: Ledger;
+  approvals: HarnApprovals;
+}
+
+/** The run a bridge answers for. */
+export interface BridgeRun {
+  taskId: string;
+  script: string;
+  principal: Principal;
+  /** Harn's ACP session id, once `session/new` has answered. */
+  harnSession(): string | undefined;
+  log: UpdateLog;
+  permissionTimeoutMs: number;
+  /** Aborts when the run stops: a wait for the operator ends with it. */
+  stopped: AbortSignal;
+}
+
+const SessionParams = z.looseObject({ sessionId: z.string().optional() });
+const BuiltinCallParams = z.looseObject({ name: z.string().min(1).max(300), args: z.array(z.unknown()).max(1).default([]), sessionId: z.string().optional() });
+const PermissionParams = z.looseObject({
+  sessionId: z.string(),
+  toolCall: z.looseObject({
+    toolCallId: z.string().min(1).max(300),
+    title: z.string().max(1000).optional(),
+    toolName: z.string().max(300).optional(),
+    kind: z.string().max(100).optional(),
+    rawInput: z.unknown().optional(),
+  }),
+  options: z.array(z.looseObject({ optionId: z.string().min(1).max(300), name: z.string().optional(), kind: z.string() })).max(20),
+});
+const UpdateParams = z.looseObject({ sessionId: z.string(), update: z.looseObject({ sessionUpdate: z.string() }) });
+
+/** Codes of a call that ran and did not end well: the script sees a host error, not a rejection. */
+const RAN_AND_FAILED: ReadonlySet<ErrorCode> = new Set(['TOOL_FAILED', 'TOOL_ERROR', 'RESULT_TOO_LARGE', 'CALL_CANCELLED', 'OUTCOME_UNKNOWN']);
+
+/** ACP tool kinds that only read; any other kind (or none) may change something. */
+const READ_KINDS = ['read', 'search', 'think', 'fetch'];
+
+export function bridgeHandlers({ catalog, tasks, ledger, approvals }: BridgeParts, run: BridgeRun): Omit<RpcHandlers, 'problem'> {
+  const task = (): RunningTask => tasks.get(run.taskId).running();
+  const asScript = <T>(work: () => T): T => runAs(run.principal, work);
+
+  function parse<T>(schema: z.ZodType<T>, method: string, params: unknown): T {
+    const parsed = schema.safeParse(params);
+    if (!parsed.success) {
+      const [issue] = parsed.error.issues;
+      const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+      throw new RpcError(RpcCode.INVALID_PARAMS, `Invalid params for ${method}: ${where}${issue?.message ?? 'invalid'}`);
+    }
+    const sessionId = (parsed.data as { sessionId?: unknown }).sessionId;
+    if (sessionId !== undefined && sessionId !== run.harnSession()) {
+      throw new RpcError(RpcCode.INVALID_PARAMS, `Invalid params for ${method}: sessionId is not this run's session`);
+    }
+    return parsed.data;
+  }
+
+  async function builtinCall(params: Record<string, unknown>): Promise<unknown> {
+    const { name, args } = parse(BuiltinCallParams, 'builtin_call', params);
+    const requestId = `harn-${randomUUID()}`;
+    const payload = args[0] ?? {};
+    try {
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+        throw new CapstanError('ARGUMENT_INVALID', 'the payload must be a JSON object of the tool\'s arguments', { field: '(payload)' });
+      }
+      const result = await asScript(() => callTool(task(), name, payload as Record<string, unknown>, requestId));
+      run.log.add('host', `${name}: ok`, { status: 'ok', requestId });
+      return result;
+    } catch (error) {
+      const problem = error instanceof ToolRan ? error.error : error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this call', {}, { cause: error });
+      // A tool that ran and failed is a host error; whatever stopped it before it acted (the
+      // policy path, or the tool turning down its arguments or destination) is a rejection.
+      const failed = (error instanceof ToolRan && RAN_AND_FAILED.has(problem.code)) || problem.code === 'INTERNAL_ERROR';
+      run.log.add('host', `${name}: ${failed ? 'failed' : 'refused'}, ${problem.message}`, { status: failed ? 'failed' : 'refused', requestId });
+      throw rpcError(problem, failed ? RpcCode.HOST_ERROR : RpcCode.TOOL_REJECTED, requestId, run.taskId);
+    }
+  }
+
+  /** exists (for this task)? → current? → arguments valid? → then the runtime's one call path. */
+  async function callTool(running: RunningTask, name: string, args: Record<string, unknown>, requestId: string): Promise<unknown> {
+    const entry = findHostTool(catalog, running, name);
+    if (!entry) throw new CapstanError('TOOL_NOT_FOUND', `no tool "${name}" is listed for this run (host/tools/list)`);
+    const live = catalog.verify(running.snapshot.reference(entry), running.snapshot);
+    if (!live.tool) throw new CapstanError('TOOL_NOT_FOUND', `${entry.contract.id} is not a tool`);
+    const { tool } = live;
+    const { contract } = entry;
+    assertValidArguments(tool, args);
+    const { id, title, description, riskLevel, mutating } = contract;
+    const outcome = await tasks.runCall(
+      running,
+      {
+        requestId,
+        capability: id,
+        mutating,
+        timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        details: { argumentsDigest: ledger.digest(args), reference: running.snapshot.reference(entry), harnScript: run.script },
+        // Never the script's to give: the operator decides in the approvals queue.
+        confirm: contract.needConfirm
+          ? (stopped?: AbortSignal) =>
+              approvals.wait(
+                { requestId, principal: run.principal, taskId: running.id, sessionId: running.sessionId, tool: { id, name: contract.name, title, description, riskLevel, mutating }, arguments: args },
+                { signal: stopped ? AbortSignal.any([stopped, run.stopped]) : run.stopped },
+              )
+          : undefined,
+      },
+      (signal) => tool.definition.run(args, { signal, requestId }),
+    );
+    if (outcome.status !== 'ok') throw new ToolRan(outcome.error);
+    return outcome.result;
+  }
+
+  async function requestPermission(params: Record<string, unknown>): Promise<unknown> {
+    const { toolCall, options } = parse(PermissionParams, 'session/request_permission', params);
+    const allow = options.find((option) => option.kind === 'allow_once') ?? options.find((option) => option.kind.startsWith('allow'));
+    const reject = options.find((option) => option.kind === 'reject_once') ?? options.find((option) => option.kind.startsWith('reject'));
+    const name = toolCall.toolName ?? toolCall.title ?? toolCall.toolCallId;
+    const refused = (why: string) => {
+      run.log.add('permission', `${name}: ${reject ? 'rejected' : 'cancelled'}, ${why}`, { status: 'refused' });
+      return reject ? { outcome: { outcome: 'selected', optionId: reject.optionId } } : { outcome: { outcome: 'cancelled' } };
+    };
+    if (!allow) return refused('Harn offered no option to allow it');
+    const requestId = `harn-permission-${randomUUID()}`;
+    const timeout = AbortSignal.timeout(run.permissionTimeoutMs);
+    run.log.add('permission', `${name}: Harn asks for permission; waiting for the operator in Approvals`, { status: 'waiting', requestId });
+    try {
+      const running = task();
+      const input = toolCall.rawInput;
+      await asScript(() =>
+        approvals.wait(
+          {
+            requestId,
+            principal: run.principal,
+            taskId: running.id,
+            sessionId: running.sessionId,
+            tool: {
+              id: `harn.permission:${name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'tool'}`,
+              name,
+              title: toolCall.title ?? name,
+              description: `The Harn script ${run.script} asks to run ${name}${toolCall.kind ? ` (${toolCall.kind})` : ''}, tool call ${toolCall.toolCallId}.`,
+              riskLevel: 'high',
+              mutating: !READ_KINDS.includes(toolCall.kind ?? ''),
+            },
+            arguments: typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : input === undefined ? {} : { input },
+          },
+          { signal: AbortSignal.any([run.stopped, timeout]) },
+        ),
+      );
+      run.log.add('permission', `${name}: allowed by the operator`, { status: 'ok', requestId });
+      return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+    } catch (error) {
+      // Fail closed: denied, expired, timed out, withdrawn or anything else is not an allow.
+      if (error instanceof CapstanError && error.code === 'CONFIRMATION_DENIED') return refused('denied by the operator');
+      const why = timeout.aborted ? `no decision within ${Math.round(run.permissionTimeoutMs / 1000)} s` : run.stopped.aborted ? 'the run stopped' : error instanceof CapstanError ? error.message : 'it could not be asked';
+      run.log.add('permission', `${name}: cancelled (fails closed), ${why}`, { status: 'refused' });
+      return { outcome: { outcome: 'cancelled' } };
+    }
+  }
+
+  return {
+    async request(method, params) {
+      switch (method) {
+        case 'host/capabilities':
+          parse(SessionParams, method, params);
+          // No generic host operations (host/call) yet, so nothing to advertise.
+          return {};
+        case 'host/tools/list': {
+          parse(SessionParams, method, params);
+          try {
+            const tools = hostTools(catalog, task());
+            run.log.add('host', `host/tools/list: ${tools.length} tool${tools.length === 1 ? '' : 's'}`, { status: 'ok' });
+            return { tools };
+          } catch (error) {
+            throw rpcError(error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', 'could not list tools'), RpcCode.TOOL_REJECTED, undefined, run.taskId);
+          }
+        }
+        case 'builtin_call':
+          return builtinCall(params);
+        case 'session/request_permission':
+          return requestPermission(params);
+        case 'host/call':
+          throw new RpcError(RpcCode.METHOD_NOT_FOUND, 'Method not found: Capstan offers no generic host operations (host/call)', { code: 'HOST_CALL_UNSUPPORTED' });
+        default:
+          throw new RpcError(RpcCode.METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 200)}`);
+      }
+    },
+    notification(method, params) {
+      if (method !== 'session/update') return;
+      const parsed = UpdateParams.safeParse(params);
+      if (parsed.success && parsed.data.sessionId === run.harnSession()) applySessionUpdate(run.log, parsed.data.update);
+      else run.log.add('protocol', parsed.success ? 'a session/update for another session was ignored' : 'a malformed session/update was ignored');
+    },
+  };
+}
+
+/** A call that ran and did not end well: a host error, not a rejection. */
+class ToolRan extends Error {
+  constructor(readonly error: CapstanError) {
+    super(error.message);
+  }
+}
+
+function rpcError(error: CapstanError, code: number, requestId: string | undefined, taskId: string): RpcError {
+  return new RpcError(code, error.message, { ...error.details, code: error.code, ...(requestId ? { requestId } : {}), taskId });
+}

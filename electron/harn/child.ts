@@ -1,0 +1,100 @@
+/**
+ * The Harn child process: `<harn.command> <harn.args...> <script>`, JSON-RPC lines on its stdin
+ * and stdout, log lines on its stderr. Starting it waits for the operating system's answer, so a
+ * missing or unusable binary is an error naming the setting rather than a run that dies later.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { dirname } from 'node:path';
+import type { HarnConfig } from '../../shared/harn';
+import { CapstanError } from '../../shared/errors';
+import { lineSplitter } from './rpc';
+
+/** After SIGTERM, how long the child has before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+/** A stderr line longer than this is cut into pieces (each is clipped again for display). */
+const STDERR_LINE_CHARS = 16 * 1024;
+
+export interface ChildExit {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ChildHandlers {
+  line(line: string): void;
+  stderr(line: string): void;
+  /** A stdout line over the protocol's limit: nothing more is read from stdout. */
+  tooLong(): void;
+}
+
+export interface HarnChild {
+  pid: number | undefined;
+  write(line: string): void;
+  /** Closes the child's stdin: an ACP server reading it ends. */
+  endInput(): void;
+  /** Resolves once the process has exited. */
+  exited: Promise<ChildExit>;
+  /** SIGTERM, then SIGKILL after a grace; resolves once it has exited. */
+  kill(): Promise<ChildExit>;
+}
+
+export async function startChild(config: HarnConfig, script: string, handlers: ChildHandlers): Promise<HarnChild> {
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(config.command, [...config.args, script], {
+      cwd: dirname(script),
+      env: { ...process.env, ...config.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (error) {
+    throw unavailable(config, error);
+  }
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) => reject(unavailable(config, error)));
+  });
+
+  const exited = new Promise<ChildExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // A write after the child closed its stdin fails asynchronously; the exit tells the run.
+  child.stdin.on('error', () => {});
+  child.stdout.on('data', lineSplitter(handlers.line, handlers.tooLong));
+  let pending = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    if (pending.length > STDERR_LINE_CHARS) {
+      lines.push(pending);
+      pending = '';
+    }
+    for (const line of lines) if (line.trim() !== '') handlers.stderr(line.replace(/\r$/, ''));
+  });
+  child.stderr.on('end', () => pending.trim() !== '' && handlers.stderr(pending));
+
+  return {
+    pid: child.pid,
+    write: (line) => {
+      if (child.stdin.writable) child.stdin.write(`${line}\n`);
+    },
+    endInput: () => child.stdin.end(),
+    exited,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const force = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+        void exited.then(() => clearTimeout(force));
+      }
+      return exited;
+    },
+  };
+}
+
+function unavailable(config: HarnConfig, error: unknown): CapstanError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT'
+      ? 'there is no such program; install Harn, or set harn.command in config.json to its path'
+      : code === 'EACCES'
+        ? 'it is not executable'
+        : (error as Error).message;
+  return new CapstanError('HARN_UNAVAILABLE', `config.json harn.command "${config.command}" could not be started: ${why}`, { setting: 'harn.command', command: config.command });
+}

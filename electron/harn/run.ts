@@ -1,0 +1,259 @@
+/**
+ * One Harn run: a Capstan task whose work is a Harn script. Capstan starts the child, shakes
+ * hands (`initialize`, `session/new`), sends the prompt, answers the script's bridge requests
+ * (bridge.ts) until the prompt ends, then closes the child and ends the task:
+ *
+ * - `succeeded` only when the prompt ends with `_meta.harn.terminal.kind` "natural";
+ * - `failed`, with the reason, for anything else: another terminal kind, an error answer, the
+ *   child exiting before the prompt ends, a protocol error, the run's deadline (harn.timeoutMs);
+ * - cancelled or superseded by the runtime: cancel, supersede and finish stop the run through
+ *   the task's work hook (`session/cancel`, then the grace period, then the child is killed), and
+ *   the runtime ends the task once the child is gone and every call has ended.
+ */
+import { basename, dirname } from 'node:path';
+import { CapstanError } from '../../shared/errors';
+import type { HarnConfig, HarnRunSummary, HarnRunView } from '../../shared/harn';
+import { agentPrincipal, type Principal } from '../../shared/principal';
+import type { TaskState } from '../../shared/tasks';
+import { runAs } from '../runtime/principal';
+import type { TaskWork } from '../runtime/runtime';
+import { bridgeHandlers, type BridgeParts } from './bridge';
+import { startChild, type HarnChild } from './child';
+import { RpcPeer } from './rpc';
+import { UpdateLog, type UpdateBatch } from './updates';
+
+/** How long `initialize` and `session/new` may take. */
+export const HANDSHAKE_TIMEOUT_MS = 30_000;
+const ACP_PROTOCOL_VERSION = 1;
+
+export interface RunParts extends BridgeParts {
+  config: HarnConfig;
+  /** How long Harn has to end its prompt after `session/cancel`, and to exit after its stdin closes. */
+  graceMs: number;
+  /** The run's summary and new lines, for the event bus. */
+  publish(summary: HarnRunSummary, batch: UpdateBatch): void;
+}
+
+type Fields = Record<string, unknown>;
+const fields = (value: unknown): Fields => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {});
+
+/** The agent a script runs as: `agent:harn.<script name>`. */
+export function scriptPrincipal(script: string): Principal {
+  const name = basename(script).replace(/\.harn$/, '').replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'script';
+  return agentPrincipal(`harn.${name}`);
+}
+
+export class HarnRun implements TaskWork {
+  readonly log: UpdateLog;
+  readonly startedAt = new Date().toISOString();
+  #state: HarnRunSummary['state'] = 'starting';
+  #outcome: HarnRunSummary['outcome'] = null;
+  #endedAt: string | null = null;
+  #agent: HarnRunSummary['agent'] = null;
+  #steerable = false;
+  #harnSession: string | undefined;
+  #child: HarnChild | undefined;
+  #peer: RpcPeer | undefined;
+  readonly #stopping = new AbortController();
+  /** Set when the runtime stopped the run: the runtime, not the run, ends the task then. */
+  #stoppedByTask = false;
+  /** Why the run is being stopped from inside (its deadline, a protocol error). */
+  #failure: string | undefined;
+  #done: Promise<void> = Promise.resolve();
+  #detach: () => void = () => {};
+  readonly #principal: Principal;
+
+  constructor(
+    private readonly parts: RunParts,
+    readonly taskId: string,
+    readonly sessionId: string,
+    readonly script: string,
+    readonly prompt: string | null,
+  ) {
+    this.log = new UpdateLog((batch) => parts.publish(this.summary(), batch));
+    this.#principal = scriptPrincipal(script);
+  }
+
+  /** Starts the child and hands the run to the task; throws HARN_UNAVAILABLE when it cannot start. */
+  async start(): Promise<void> {
+    const principal = this.#principal;
+    const handlers = bridgeHandlers(this.parts, {
+      taskId: this.taskId,
+      script: this.script,
+      principal,
+      harnSession: () => this.#harnSession,
+      log: this.log,
+      permissionTimeoutMs: this.parts.config.permissionTimeoutMs,
+      stopped: this.#stopping.signal,
+    });
+    const child = await startChild(this.parts.config, this.script, {
+      line: (line) => this.#peer?.receive(line),
+      stderr: (line) => this.log.add('stderr', line),
+      tooLong: () => this.#protocolError('Harn wrote a line over 8 MiB'),
+    });
+    this.#child = child;
+    this.#peer = new RpcPeer(child.write, { ...handlers, problem: (text) => this.log.add('protocol', `Harn sent ${text}; answered with a JSON-RPC error or ignored`) });
+    this.log.add('status', `started ${this.parts.config.command} (pid ${child.pid ?? '?'}) as ${principal}`);
+    this.#detach = this.parts.tasks.attachWork(this.taskId, this);
+    this.#done = this.#drive(child, this.#peer);
+  }
+
+  // ---- the task's work hook ------------------------------------------------------------------
+
+  stop(): Promise<void> {
+    this.#stoppedByTask = true;
+    this.#halt();
+    return this.#done;
+  }
+
+  assertSteerable(): void {
+    if (!this.#steerable) {
+      throw new CapstanError('STEER_UNSUPPORTED', `this Harn run did not advertise session/inject with mode "steer" in initialize; its script cannot take a steer`);
+    }
+    if (this.#state !== 'running') throw new CapstanError('TASK_NOT_ACTIVE', `the Harn run is ${this.#state}; it takes no steer now`);
+  }
+
+  steer(text: string): void {
+    this.#peer?.notify('session/inject', { sessionId: this.#harnSession, mode: 'steer', content: text });
+    this.log.add('status', 'steer sent to the script (session/inject, mode steer)');
+  }
+
+  // ---- views ---------------------------------------------------------------------------------
+
+  summary(): HarnRunSummary {
+    return {
+      taskId: this.taskId,
+      sessionId: this.sessionId,
+      script: this.script,
+      state: this.#state,
+      outcome: this.#outcome,
+      agent: this.#agent,
+      steerable: this.#steerable,
+      startedAt: this.startedAt,
+      endedAt: this.#endedAt,
+    };
+  }
+
+  view(): HarnRunView {
+    return { ...this.summary(), prompt: this.prompt, updates: this.log.lines, dropped: this.log.dropped };
+  }
+
+  /** For the gateway's shutdown: the child is killed at once. */
+  kill(): Promise<unknown> {
+    this.#stopping.abort();
+    return this.#child?.kill() ?? Promise.resolve();
+  }
+
+  // ---- the run -------------------------------------------------------------------------------
+
+  async #drive(child: HarnChild, peer: RpcPeer): Promise<void> {
+    const deadline = setTimeout(() => {
+      this.#failure ??= `the run did not end within harn.timeoutMs (${Math.round(this.parts.config.timeoutMs / 1000)} s)`;
+      this.#halt();
+    }, this.parts.config.timeoutMs);
+    void child.exited.then(({ code, signal }) => {
+      const last = this.log.lines.findLast((line) => line.kind === 'stderr')?.text;
+      peer.close(`Harn exited (${signal ? `signal ${signal}` : `code ${code}`}) before the prompt ended${last ? `; its last stderr line: ${last}` : ''}`);
+    });
+    let ended: { succeeded: boolean; reason: string };
+    try {
+      ended = await this.#converse(peer);
+    } catch (error) {
+      ended = { succeeded: false, reason: (error as Error).message };
+    }
+    clearTimeout(deadline);
+    if (this.#failure) ended = { succeeded: false, reason: this.#failure };
+    // Nothing more to say: an ACP server whose stdin closes exits; one that does not is killed.
+    child.endInput();
+    const gone = await Promise.race([child.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.parts.graceMs))]);
+    if (!gone) {
+      this.log.add('status', `Harn did not exit within ${this.parts.graceMs} ms; killed`);
+      await child.kill();
+    }
+    this.#end(ended);
+  }
+
+  /** The ACP conversation; resolves with how the prompt ended, throws for a protocol failure. */
+  async #converse(peer: RpcPeer): Promise<{ succeeded: boolean; reason: string }> {
+    const init = fields(await peer.request('initialize', { protocolVersion: ACP_PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: 'capstan' } }, HANDSHAKE_TIMEOUT_MS));
+    if (init.protocolVersion !== ACP_PROTOCOL_VERSION) throw protocol(`initialize answered protocolVersion ${JSON.stringify(init.protocolVersion)}, not ${ACP_PROTOCOL_VERSION}`);
+    const info = fields(init.agentInfo);
+    this.#agent = { name: String(info.name ?? 'unknown'), version: String(info.version ?? 'unknown') };
+    this.#steerable = advertisesSteer(init.agentCapabilities);
+    if (this.#stopping.signal.aborted) throw protocol('stopped during the handshake');
+    const created = fields(await peer.request('session/new', { cwd: dirname(this.script), mcpServers: [] }, HANDSHAKE_TIMEOUT_MS));
+    if (typeof created.sessionId !== 'string' || created.sessionId === '') throw protocol('session/new answered without a sessionId');
+    this.#harnSession = created.sessionId;
+    if (this.#stopping.signal.aborted) throw protocol('stopped during the handshake');
+    this.#state = 'running';
+    this.log.add('status', `${this.#agent.name} ${this.#agent.version}: session ${created.sessionId}; prompt sent${this.#steerable ? ' (takes steers)' : ''}`);
+    const result = fields(await peer.request('session/prompt', { sessionId: created.sessionId, prompt: [{ type: 'text', text: this.prompt ?? '' }] }));
+    const terminal = fields(fields(fields(result._meta).harn).terminal).kind;
+    const stopReason = typeof result.stopReason === 'string' ? result.stopReason : 'none';
+    const said = this.log.said.trim();
+    if (terminal === 'natural') return { succeeded: true, reason: said || `${basename(this.script)} completed (terminal natural)` };
+    return { succeeded: false, reason: `the prompt ended with stopReason "${stopReason}" and terminal kind ${JSON.stringify(terminal ?? null)}, not "natural"` };
+  }
+
+  /** Asks Harn to stop (`session/cancel`); if the prompt has not ended within the grace period, kills it. */
+  #halt(): void {
+    if (this.#stopping.signal.aborted) return;
+    this.#stopping.abort();
+    if (this.#state !== 'ended') this.#state = 'stopping';
+    if (this.#harnSession) {
+      this.#peer?.notify('session/cancel', { sessionId: this.#harnSession });
+      this.log.add('status', 'session/cancel sent');
+    }
+    const child = this.#child;
+    const inSession = this.#harnSession !== undefined;
+    const kill = setTimeout(() => {
+      this.log.add('status', inSession ? `the prompt did not end within ${this.parts.graceMs} ms of session/cancel; killed` : 'stopped before the handshake ended; killed');
+      void child?.kill();
+    }, inSession ? this.parts.graceMs : 0);
+    void this.#done.then(() => clearTimeout(kill));
+  }
+
+  #protocolError(reason: string): void {
+    this.#failure ??= `protocol error: ${reason}`;
+    this.log.add('protocol', reason);
+    this.#halt();
+  }
+
+  /** Records how the run ended; unless the runtime stopped it, ends its task. */
+  #end({ succeeded, reason }: { succeeded: boolean; reason: string }): void {
+    this.#state = 'ended';
+    this.#endedAt = new Date().toISOString();
+    if (this.#stoppedByTask) {
+      // The runtime ends the task once its barrier is passed; `settle` then says how.
+      this.log.add('status', 'ended: stopped with its task');
+      this.log.flush();
+      return;
+    }
+    this.#outcome = { state: succeeded ? 'succeeded' : 'failed', reason };
+    this.log.add('status', `ended: ${succeeded ? 'succeeded' : 'failed'}, ${reason}`);
+    this.log.flush();
+    // Detached first, so finishing does not stop the work that is finishing it.
+    this.#detach();
+    runAs(this.#principal, () => this.parts.tasks.finish(this.sessionId, this.taskId, reason.slice(0, 10_000), succeeded ? 'succeeded' : 'failed')).catch(() => {
+      // Only a task that stopped meanwhile refuses this, and the runtime ends that one itself.
+    });
+  }
+
+  /** Once the task has ended, however: the run's outcome is the task's. */
+  settle(state: TaskState, reason: string): void {
+    if (this.#outcome || (state !== 'succeeded' && state !== 'failed' && state !== 'cancelled' && state !== 'superseded')) return;
+    this.#outcome = { state, reason };
+    this.log.add('status', `task ${state}: ${reason}`);
+  }
+}
+
+function protocol(reason: string): Error {
+  return new Error(`protocol error: ${reason}`);
+}
+
+/** Whether `initialize` advertised `session/inject` with mode "steer" (`agentCapabilities._meta.harn.sessionInject`). */
+function advertisesSteer(capabilities: unknown): boolean {
+  const inject = fields(fields(fields(capabilities)._meta).harn).sessionInject;
+  const modes = Array.isArray(inject) ? inject : fields(inject).modes;
+  return Array.isArray(modes) && modes.includes('steer');
+}

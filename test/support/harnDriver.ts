@@ -1,0 +1,239 @@
+/**
+ * A stand-in for Harn, for tests: Harn itself is a Rust program these machines cannot install.
+ * It is not a mock of Capstan: it knows nothing of Capstan and speaks only Harn's side of the
+ * wire protocol (the design's protocols/harn-host.md, checked against Harn's ACP adapter and its
+ * fixtures in burin-labs/harn crates/harn-serve): started as `<driver> serve acp <script>`, it
+ * answers `initialize`, `session/new` and `session/prompt` on stdin/stdout as newline-delimited
+ * JSON-RPC 2.0, logs on stderr, and while a prompt runs sends bridge requests with unsigned
+ * integer ids, `session/update` notifications and permission requests, waiting for the host's
+ * answers as Harn does (60 s, 300 s for builtin_call, HARN_HOST_CALL_TIMEOUT_SECS overriding).
+ * `session/cancel` stops the prompt ("cancelled"); stdin closing ends the process.
+ *
+ * Where real Harn compiles the `.harn` file, the driver reads it as a scenario (JSON):
+ *
+ *   { "transcript": "/abs/file.jsonl",           every line in and out, and what the driver made of it
+ *     "advertiseSteer": true,                     adds _meta.harn.sessionInject.modes ["steer"] to initialize
+ *     "initialize": { ... },                      replaces initialize's whole answer (protocol tests)
+ *     "ignoreCancel": true,                       keeps running after session/cancel (kill tests)
+ *     "steps": [ step, ... ],
+ *     "end": { "terminal": "natural", "stopReason": "end_turn" } | { "error": "message" } }
+ *
+ * Steps: { "stderr": text } · { "update": { sessionUpdate, ... } } · { "request": method,
+ * "params"?: {...}, "id"?: "<raw id text>", "orFail"?: true } · { "toolCall": name, "args"?: {...},
+ * "orFail"?: true } (builtin_call `{ name, args: [payload], sessionId }`) · { "permission": toolCall };
+ * a request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for the answer
+ * · { "raw": line } · { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } ·
+ * { "exit": code }. A request the host answers with an error is recorded as Harn categorises it
+ * (-32001 "rejected", anything else "host error"); with "orFail" it fails the prompt, as an
+ * uncaught throw fails a Harn pipeline.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+
+type Json = Record<string, unknown>;
+interface Scenario {
+  transcript?: string;
+  advertiseSteer?: boolean;
+  initialize?: Json;
+  ignoreCancel?: boolean;
+  steps?: Json[];
+  end?: { terminal?: string; stopReason?: string; error?: string };
+}
+
+const scriptPath = process.argv.at(-1)!;
+const scenario = JSON.parse(readFileSync(scriptPath, 'utf8')) as Scenario;
+function record(entry: Json): void {
+  if (scenario.transcript) appendFileSync(scenario.transcript, `${JSON.stringify({ at: Date.now(), ...entry })}\n`);
+}
+
+/** Ids keep their source text (Harn's are u64): a response must echo them exactly. */
+const parse = (line: string): unknown =>
+  JSON.parse(line, function (this: unknown, key, value, context?: { source?: string }) {
+    return key === 'id' && typeof value === 'number' && context?.source ? { rawId: context.source } : value;
+  });
+const idText = (id: unknown): string => (typeof id === 'object' && id !== null && 'rawId' in id ? String((id as { rawId: string }).rawId) : JSON.stringify(id));
+
+function send(text: string): void {
+  record({ dir: 'out', line: text });
+  process.stdout.write(`${text}\n`);
+}
+const respond = (id: unknown, body: Json) => send(`{"jsonrpc":"2.0","id":${idText(id)},${JSON.stringify(body).slice(1, -1)}}`);
+
+const sessions = new Set<string>();
+const pending = new Map<string, { method: string; resolve(message: Json): void }>();
+let nextId = 1000;
+let cancelled = false;
+let prompting = false;
+const wakers = new Set<() => void>();
+const wake = () => {
+  for (const waker of wakers) waker();
+  wakers.clear();
+};
+const steers: Json[] = [];
+
+function timeoutFor(method: string): number {
+  const configured = Number(process.env.HARN_HOST_CALL_TIMEOUT_SECS);
+  if (Number.isInteger(configured) && configured > 0) return configured * 1000;
+  return method === 'builtin_call' ? 300_000 : 60_000;
+}
+
+/** A bridge request to the host; resolves with its response message, or a synthetic error as Harn makes one. */
+function call(method: string, params: Json, rawId?: string): Promise<Json> {
+  if (cancelled) return Promise.resolve({ error: { code: null, message: 'Cancelled' } });
+  const id = rawId ?? String(nextId++);
+  send(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      resolve({ error: { code: null, message: `Client did not respond to '${method}' within ${timeoutFor(method) / 1000}s` } });
+    }, timeoutFor(method));
+    pending.set(id, { method, resolve: (message) => (clearTimeout(timer), resolve(message)) });
+  });
+}
+
+/** Checks a response as Harn's dispatcher reads it, and says how a script would see it. */
+function categorise(method: string, message: Json): Json {
+  const violations: string[] = [];
+  if (message.jsonrpc !== '2.0') violations.push('jsonrpc is not "2.0"');
+  if (('result' in message) === ('error' in message)) violations.push('needs exactly one of result and error');
+  const error = message.error as Json | undefined;
+  if (error && (typeof error.code !== 'number' || !Number.isInteger(error.code) || typeof error.message !== 'string')) violations.push('error needs an integer code and a string message');
+  if (violations.length > 0) record({ violation: violations.join('; '), method, message });
+  if (!error) return { method, category: 'ok', result: message.result };
+  return { method, category: error.code === -32001 ? 'rejected' : 'host error', error };
+}
+
+async function runStep(step: Json, sessionId: string): Promise<string | undefined> {
+  if (typeof step.stderr === 'string') process.stderr.write(`${step.stderr}\n`);
+  else if (step.update) send(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: step.update } }));
+  else if (typeof step.raw === 'string') {
+    // A raw request still gets its answer matched, so the transcript says what came back.
+    const id = /"id":(\d+|"[^"]*")/.exec(step.raw)?.[1];
+    if (id && /"method":/.test(step.raw)) pending.set(id, { method: 'raw', resolve: (message) => record({ step: step.label ?? 'raw', raw: step.raw, answer: message }) });
+    send(step.raw);
+  }
+  else if (typeof step.sleep === 'number') await new Promise((resolve) => setTimeout(resolve, step.sleep as number));
+  else if (typeof step.exit === 'number') process.exit(step.exit);
+  else if (step.waitForCancel) await until(() => cancelled);
+  else if (step.waitForSteer) await until(() => steers.length > 0 || cancelled);
+  else if (typeof step.request === 'string' || typeof step.toolCall === 'string' || step.permission) {
+    const [method, params] = step.permission
+      ? ['session/request_permission', { sessionId, toolCall: step.permission, options: PERMISSION_OPTIONS }]
+      : typeof step.toolCall === 'string'
+        ? ['builtin_call', { name: step.toolCall, args: [step.args ?? {}], sessionId }]
+        : [step.request as string, (step.params as Json | undefined) ?? {}];
+    // A child that dies while its request is in flight.
+    if (typeof step.exitAfter === 'number') setTimeout(() => process.exit(Number(step.exitCode ?? 3)), step.exitAfter);
+    const outcome = categorise(method, await call(method, params, step.id as string | undefined));
+    if (step.permission) {
+      // Fail closed: anything but the allow option (an error, reject, cancelled) is a refusal.
+      const selected = (outcome.result as { outcome?: { outcome?: string; optionId?: string } } | undefined)?.outcome;
+      outcome.allowed = selected?.outcome === 'selected' && selected.optionId === 'allow';
+    }
+    record({ step: step.label ?? method, ...outcome });
+    if (step.orFail && (outcome.category !== 'ok' || outcome.allowed === false)) {
+      const error = outcome.error as Json | undefined;
+      return error ? (outcome.category === 'rejected' ? `Tool rejected: ${String(error.message)}` : `Host error (${String(error.code)}): ${String(error.message)}`) : 'permission denied';
+    }
+  }
+  return undefined;
+}
+
+const PERMISSION_OPTIONS = [
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+];
+
+function until(done: () => boolean): Promise<void> {
+  return done() ? Promise.resolve() : new Promise((resolve) => wakers.add(() => void until(done).then(resolve)));
+}
+
+async function prompt(id: unknown, params: Json): Promise<void> {
+  const sessionId = String(params.sessionId);
+  if (!sessions.has(sessionId)) return respond(id, { error: { code: -32602, message: `Unknown session: ${sessionId}` } });
+  prompting = true;
+  cancelled = false;
+  record({ prompt: params.prompt });
+  // Harn asks for the host's capabilities as a prompt starts, with and without the session.
+  record(categorise('host/capabilities', await call('host/capabilities', {})));
+  record(categorise('host/capabilities', await call('host/capabilities', { sessionId })));
+  let failure: string | undefined;
+  for (const step of scenario.steps ?? []) {
+    if (cancelled && !scenario.ignoreCancel) break;
+    failure = await runStep(step, sessionId);
+    if (failure) break;
+  }
+  prompting = false;
+  if (cancelled && !scenario.ignoreCancel) return respond(id, { result: { stopReason: 'cancelled', _meta: { harn: { terminal: { kind: 'cancelled' } } } } });
+  const end = scenario.end ?? {};
+  if (failure || end.error) {
+    const message = failure ?? end.error!;
+    send(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `Error: ${message}\n` } } } }));
+    return respond(id, { error: { code: -32000, message } });
+  }
+  respond(id, { result: { stopReason: end.stopReason ?? 'end_turn', _meta: { harn: { terminal: { kind: end.terminal ?? 'natural' } } } } });
+}
+
+function receive(line: string): void {
+  record({ dir: 'in', line });
+  let message: Json;
+  try {
+    message = parse(line) as Json;
+  } catch {
+    return record({ violation: 'a line that is not JSON' });
+  }
+  if (message.method === undefined && message.id !== undefined) {
+    // Harn matches answers by their u64 id: an answer with a null id (to a line it could not read) matches nothing.
+    if (message.id === null) return record({ ignored: message });
+    const waiting = pending.get(idText(message.id));
+    if (!waiting) return record({ violation: `a response to id ${idText(message.id)}, which is not pending`, message });
+    pending.delete(idText(message.id));
+    return waiting.resolve(message);
+  }
+  const params = (message.params ?? {}) as Json;
+  switch (message.method) {
+    case 'initialize':
+      return respond(message.id, { result: scenario.initialize ?? initializeAnswer() });
+    case 'session/new': {
+      const sessionId = randomUUID();
+      sessions.add(sessionId);
+      return respond(message.id, { result: { sessionId, modes: [{ id: 'default', name: 'Default', description: 'Execute harn pipelines' }] } });
+    }
+    case 'session/prompt':
+      void prompt(message.id, params);
+      return;
+    case 'session/cancel':
+      if (sessions.has(String(params.sessionId))) cancelled = true;
+      record({ cancelled: true, prompting });
+      return wake();
+    case 'session/inject':
+      steers.push(params);
+      record({ steer: params });
+      return wake();
+    default:
+      if (message.id !== undefined) respond(message.id, { error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
+  }
+}
+
+function initializeAnswer(): Json {
+  const harn: Json = {
+    sessionUpdateExtensions: ['fs_watch', 'handoff', 'log', 'progress', 'skill_activated', 'skill_deactivated', 'skill_scope_tools', 'tool_search_query', 'tool_search_result', 'transcript_compacted', 'worker_update'],
+    extensionContract: 'docs/src/bridge-protocol.md#acp-compatibility-contract',
+    ...(scenario.advertiseSteer ? { sessionInject: { modes: ['steer'] } } : {}),
+  };
+  return {
+    protocolVersion: 1,
+    agentCapabilities: { _meta: { harn }, promptCapabilities: {}, sessionCapabilities: { fork: {}, load: {} } },
+    agentInfo: { name: 'harn', version: '0.0.0-driver' },
+  };
+}
+
+let buffered = '';
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
+  const lines = (buffered + chunk).split('\n');
+  buffered = lines.pop() ?? '';
+  for (const line of lines) if (line.trim() !== '') receive(line.trim());
+});
+// Harn's stdin loop ends when the host closes it, and with it the server.
+process.stdin.on('end', () => process.exit(0));
+process.stderr.write('[harn] ACP workflow server ready on stdio\n');
