@@ -2,8 +2,9 @@
  * MCP providers: calls per second of server-everything's `echo` through Capstan (the whole call
  * path: task, grants, schema, ledger entries made durable, requestId and traceparent) against
  * the same SDK client calling the same server directly, in the same run and with the same calls
- * in flight; and the time from `capstan serve` starting to every configured server's tools
- * being listed, against the SDK client connecting to and listing the same servers itself.
+ * in flight; the time from `capstan serve` starting to every configured server's tools being
+ * listed, against the SDK client connecting to and listing the same servers itself; and that
+ * `capstan serve`'s `POST /tools/call` with echo under autocannon, load generator in its own process.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import autocannon from 'autocannon';
 import pino from 'pino';
 import { dispatch } from '../../electron/gateway/api';
-import { startHttpGateway } from '../../electron/gateway/http';
 import { createHost } from '../../electron/host';
 
 const resolve = createRequire(import.meta.url).resolve;
@@ -54,7 +54,6 @@ export async function benchMcpEcho(rounds = 5, secondsPerRound = 1.5) {
   writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
   const logger = pino({ level: 'silent' });
   const host = await createHost({ dataDir, logger });
-  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token: 'bench-token-0123456789', host: '127.0.0.1', port: 0 });
   try {
     await waitUntil(() => host.catalog.live('everything:echo') !== undefined && host.catalog.providers().find((p) => p.name === 'everything')?.status?.state === 'ready');
     let next = 0;
@@ -82,15 +81,6 @@ export async function benchMcpEcho(rounds = 5, secondsPerRound = 1.5) {
       totals.builtinNormal += await drive(timeNow, secondsPerRound);
     }
     synchronous('FULL');
-    const http = await autocannon({
-      url: `${gateway.url}/tools/call`,
-      method: 'POST',
-      connections: IN_FLIGHT,
-      duration: rounds * secondsPerRound,
-      headers: { authorization: 'Bearer bench-token-0123456789', 'content-type': 'application/json' },
-      body: JSON.stringify({ tool: 'everything:echo', arguments: { message: 'bench' } }),
-    });
-    if (http.non2xx || http.errors) throw new Error(`${http.non2xx} non-2xx, ${http.errors} errors`);
     const rate = (total: number) => total / rounds;
     return {
       direct: rate(totals.direct),
@@ -98,19 +88,19 @@ export async function benchMcpEcho(rounds = 5, secondsPerRound = 1.5) {
       normal: rate(totals.normal),
       builtinFull: rate(totals.builtinFull),
       builtinNormal: rate(totals.builtinNormal),
-      http: http.requests.average,
-      httpP99Ms: http.latency.p99,
     };
   } finally {
     await direct.close();
-    await gateway.close();
     await host.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** From `capstan serve` starting to every configured server's tools in its catalog (three servers, one of them twice). */
-export async function benchMcpStartup(cli: string) {
+/**
+ * From `capstan serve` starting to every configured server's tools in its catalog (three
+ * servers, one of them twice); then echo through its HTTP API.
+ */
+export async function benchMcpServe(cli: string, seconds = 7.5) {
   const folder = mkdtempSync(join(tmpdir(), 'capstan-bench-fs-'));
   const servers = {
     everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
@@ -155,7 +145,17 @@ export async function benchMcpStartup(cli: string) {
       };
       return Object.keys(servers).every((name) => catalog.providers.some((p) => p.name === name && p.status?.state === 'ready' && p.tools > 0));
     });
-    return { servers: Object.keys(servers).length, listeningMs, allListedMs: performance.now() - started, directMs };
+    const allListedMs = performance.now() - started;
+    const http = await autocannon({
+      url: `${url}/tools/call`,
+      method: 'POST',
+      connections: IN_FLIGHT,
+      duration: seconds,
+      headers: { authorization: 'Bearer bench-token-0123456789', 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'everything:echo', arguments: { message: 'bench' } }),
+    });
+    if (http.non2xx || http.errors) throw new Error(`${http.non2xx} non-2xx, ${http.errors} errors`);
+    return { servers: Object.keys(servers).length, listeningMs, allListedMs, directMs, http: { callsPerSecond: http.requests.average, p99Ms: http.latency.p99 } };
   } finally {
     await new Promise((done) => {
       child.once('exit', done);
