@@ -39,11 +39,14 @@ function decodePath(pathname: string): string {
 }
 
 export interface ConfirmationRequest {
-  tool: ToolDescriptor;
+  tool: Pick<ToolDescriptor, 'name' | 'title' | 'description' | 'riskLevel' | 'mutating'>;
   /** Exactly the arguments the confirmed call will run with. */
   arguments: Record<string, unknown>;
-  challenge: ConfirmationChallenge;
+  /** The challenge the page's own call was answered with; an agent's call waiting for approval has none. */
+  challenge?: ConfirmationChallenge | undefined;
   requestId: string;
+  /** For an approval: the agent whose call it is (`agent:<name>`). */
+  agent?: string | undefined;
 }
 
 /** Asks the operator; resolves true only on an explicit approval. */
@@ -82,6 +85,27 @@ export function createIpcDispatcher({ handlers, logger, confirm }: { handlers: A
     return dispatch(handlers, 'callTool', { ...(request as object), confirmation: challenge.id }, context);
   }
 
+  /**
+   * Approving an agent's call confirms it, so the page cannot do that alone either: the operator
+   * is asked in the same native dialog first, and the decision is bound to the arguments the
+   * dialog showed. Denying needs no second question.
+   */
+  async function decideApproval(rawPayload: unknown, context: CallContext): Promise<Reply<'decideApproval'>> {
+    const decision = operations.decideApproval.input.safeParse(rawPayload).data;
+    const approval = decision?.decision === 'approve' ? (await handlers.listApprovals(undefined, context)).pending.find(({ id }) => id === decision.id) : undefined;
+    // A denial, a malformed payload, an approval that ended or digests that differ: the handler answers.
+    if (!decision || !approval || (decision.argumentsDigest ?? approval.argumentsDigest) !== approval.argumentsDigest) {
+      return dispatch(handlers, 'decideApproval', rawPayload, context);
+    }
+    const { tool, arguments: args, requestId, principal, argumentsDigest } = approval;
+    if (!(await confirmInTurn({ tool, arguments: args, requestId, agent: principal }))) {
+      context.log.info({ tool: tool.id }, 'the operator did not confirm the approval');
+      const declined = new CapstanError('CONFIRMATION_REQUIRED', `the operator did not confirm approving ${principal}'s call to ${tool.name}; it still waits`);
+      return { ok: false, status: declined.status, envelope: errorEnvelope(declined, context) };
+    }
+    return dispatch(handlers, 'decideApproval', { ...decision, argumentsDigest }, context);
+  }
+
   return async (operation, rawPayload) => {
     const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
     // Only Capstan's own window reaches this (main checks the sender): the operator, always.
@@ -90,7 +114,13 @@ export function createIpcDispatcher({ handlers, logger, confirm }: { handlers: A
       return errorEnvelope(new CapstanError('BAD_REQUEST', `unknown operation "${operation}"`), context);
     }
     // Asking the operator happens outside the dispatcher, so a failure to ask is a fault too.
-    const answer = await (operation === 'callTool' ? callTool(rawPayload, context) : dispatch(handlers, operation, rawPayload, context)).catch(
+    const answer = await (
+      operation === 'callTool'
+        ? callTool(rawPayload, context)
+        : operation === 'decideApproval'
+          ? decideApproval(rawPayload, context)
+          : dispatch(handlers, operation, rawPayload, context)
+    ).catch(
       (error: unknown) => ({ ok: false as const, envelope: errorEnvelope(asCapstanError(error), context) }),
     );
     return answer.ok ? { ok: true, value: answer.value } : answer.envelope;
@@ -131,7 +161,7 @@ export interface ConfirmationPrompt {
 }
 
 /** What the native confirmation dialog says: the tool, its risk and the exact arguments. */
-export function confirmationPrompt({ tool, arguments: args, requestId }: ConfirmationRequest): ConfirmationPrompt {
+export function confirmationPrompt({ tool, arguments: args, requestId, agent }: ConfirmationRequest): ConfirmationPrompt {
   const json = JSON.stringify(args, null, 2);
   const reviewable = json.length <= MAX_REVIEWABLE_ARGUMENTS;
   const effect = tool.mutating ? 'changes state' : 'does not change state';
@@ -141,11 +171,11 @@ export function confirmationPrompt({ tool, arguments: args, requestId }: Confirm
   return {
     options: {
       type: 'warning',
-      title: 'Confirm tool call',
-      message: `Run ${tool.title} (${tool.name})?`,
+      title: agent ? 'Approve agent call' : 'Confirm tool call',
+      message: agent ? `Let ${agent} run ${tool.title} (${tool.name})?` : `Run ${tool.title} (${tool.name})?`,
       detail: `Risk: ${tool.riskLevel} · ${effect}\n${tool.description}\n\n${shown}\n\nRequest ${requestId}`,
       // Cancel comes first and is the default, so Enter or Escape never runs the call.
-      buttons: reviewable ? ['Cancel', `Run ${tool.name}`] : ['Cancel'],
+      buttons: reviewable ? ['Cancel', agent ? `Approve ${tool.name}` : `Run ${tool.name}`] : ['Cancel'],
       defaultId: 0,
       cancelId: 0,
       noLink: true,

@@ -11,6 +11,7 @@ import { createHost, type Host } from '../host';
 import { APP_NAME } from '../paths';
 import { announce, createLogger, parseServeOptions, startServer } from '../server';
 import { RENDERER_DIR } from './appPage';
+import { notifyApprovals } from './approvalNotice';
 import { confirmWithDialog } from './confirmDialog';
 import { registerIpc } from './ipcHandlers';
 import { installAppMenu } from './menu';
@@ -75,6 +76,7 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
   host.events.subscribe((event) => {
     if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);
   });
+  notifyApprovals(host.events, () => window);
 
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) window = createMainWindow();

@@ -20,6 +20,9 @@ import { ipcChannels, type CapstanBridge } from '../../shared/ipc';
 import { createIpcDispatcher } from '../../electron/gateway/ipc';
 import { startApp, type Shell } from '../../electron/shell/app';
 import { APP_URL } from '../../electron/shell/appPage';
+import { notifyApprovals } from '../../electron/shell/approvalNotice';
+import { EventBus } from '../../electron/events';
+import type { ApprovalView } from '../../shared/approvals';
 import { confirmWithDialog } from '../../electron/shell/confirmDialog';
 import { registerIpc } from '../../electron/shell/ipcHandlers';
 import { menuTemplate } from '../../electron/shell/menu';
@@ -61,6 +64,23 @@ const fake = await vi.hoisted(async () => {
     isMinimized = () => this.minimized;
     isDestroyed = () => false;
   }
+  /** A desktop notification: records what it says, whether it is showing, and takes clicks. */
+  class Notification extends EventEmitter {
+    static readonly created: Notification[] = [];
+    static supported = true;
+    static isSupported = () => Notification.supported;
+    showing = false;
+    constructor(readonly options: { title: string; body: string }) {
+      super();
+      Notification.created.push(this);
+    }
+    show() {
+      this.showing = true;
+    }
+    close() {
+      this.showing = false;
+    }
+  }
   const paths = new Map<string, string>();
   /** What the app was asked to do, in order. */
   const journal: string[] = [];
@@ -101,6 +121,7 @@ const fake = await vi.hoisted(async () => {
     module: {
       app,
       BrowserWindow,
+      Notification,
       ipcMain: { handle: (channel: string, handler: Handler) => void handlers.set(channel, handler) },
       session: {
         defaultSession: {
@@ -131,7 +152,7 @@ const fake = await vi.hoisted(async () => {
 
 vi.mock('electron', () => fake.module);
 
-const { app, BrowserWindow, dialog, clipboard, ipcRenderer } = fake.module;
+const { app, BrowserWindow, Notification, dialog, clipboard, ipcRenderer } = fake.module;
 type FakeWindow = InstanceType<typeof BrowserWindow>;
 type MenuItem = { label?: string; role?: string; submenu?: MenuItem[]; click?: () => void; enabled?: boolean };
 type Reply = { ok: boolean; value?: never; error?: { code: string; message: string } };
@@ -282,6 +303,67 @@ describe('permissions', () => {
   });
 });
 
+/** An approval as the gateway publishes it. */
+const approvalView = (id: string, status: ApprovalView['status']): ApprovalView => ({
+  id,
+  requestId: `r-${id}`,
+  principal: 'agent:claude',
+  sessionId: 'agent:claude',
+  taskId: 'task-1',
+  tool: { id: 'builtin:http_check', name: 'http_check', title: 'HTTP check', description: 'checks', riskLevel: 'medium', mutating: false },
+  arguments: { url: 'https://secret-host.example/?token=s3cr3t' },
+  argumentsDigest: 'd',
+  status,
+  requestedAt: new Date().toISOString(),
+  expiresAt: new Date().toISOString(),
+  ageMs: 0,
+  decidedAt: null,
+  note: null,
+  reason: null,
+});
+
+describe('approval notifications', () => {
+  it('raises one for each new approval, naming the agent and the tool but never the arguments, and takes it back when it ends', () => {
+    const events = new EventBus();
+    const window = new BrowserWindow({ webPreferences: {} });
+    window.minimized = true;
+    const before = Notification.created.length;
+    const stop = notifyApprovals(events, () => window as unknown as ElectronWindow);
+    events.publish({ type: 'approval', approval: approvalView('a1', 'pending') });
+    const [notice] = Notification.created.slice(before);
+    expect(notice?.showing).toBe(true);
+    expect(notice?.options.title).toBe('Approval needed');
+    expect(notice?.options.body).toContain('agent:claude asks to run http_check (medium risk)');
+    expect(JSON.stringify(notice?.options)).not.toMatch(/secret-host|s3cr3t/);
+
+    notice?.emit('click');
+    expect(window.restore).toHaveBeenCalled();
+    expect(window.focus).toHaveBeenCalled();
+
+    events.publish({ type: 'approval', approval: approvalView('a1', 'approved') });
+    expect(notice?.showing).toBe(false);
+    // Other events, and approvals that end, raise nothing.
+    events.publish({ type: 'approval', approval: approvalView('a2', 'expired') });
+    expect(Notification.created.length).toBe(before + 1);
+    stop();
+    events.publish({ type: 'approval', approval: approvalView('a3', 'pending') });
+    expect(Notification.created.length).toBe(before + 1);
+  });
+
+  it('does nothing where the desktop has no notifications', () => {
+    const events = new EventBus();
+    Notification.supported = false;
+    try {
+      const before = Notification.created.length;
+      notifyApprovals(events, () => undefined);
+      events.publish({ type: 'approval', approval: approvalView('b1', 'pending') });
+      expect(Notification.created.length).toBe(before);
+    } finally {
+      Notification.supported = true;
+    }
+  });
+});
+
 describe('the menu', () => {
   it('has quit, editing, reload, devtools, zoom, window and help, and copies the browser console URL', () => {
     const url = 'http://127.0.0.1:7077/#token=menu';
@@ -413,6 +495,52 @@ describe('IPC', () => {
       const reply = await invoke('capstan:callTool', { tool: 'http_check', arguments: args(), confirmation: challenge.id });
       expect(dialog.showMessageBox).toHaveBeenCalledOnce();
       expect(reply).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_REQUIRED' } });
+      expect(target.hits).toEqual([]);
+    });
+  });
+
+  describe('an agent’s call waiting for approval', () => {
+    let agentToken: string;
+    beforeAll(() => {
+      agentToken = gateway.host.agents.create('ipc-agent').token;
+    });
+    const agentCall = (path: string) =>
+      fetch(`${gateway.url}/tools/call`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tool: 'http_check', arguments: { url: `${target.url}${path}` } }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> }));
+    const pending = async () => {
+      for (;;) {
+        const [first] = gateway.host.approvals.list().pending;
+        if (first) return first;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+
+    it('is approved from the page only once the operator confirms in the native dialog', async () => {
+      const call = agentCall('/agent');
+      const { id } = await pending();
+      // The operator cancels the system dialog: nothing is decided, the call still waits.
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+      expect(await invoke('capstan:decideApproval', { id, decision: 'approve' })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_REQUIRED', message: expect.stringContaining('still waits') } });
+      expect(gateway.host.approvals.list().pending.map((approval) => approval.id)).toEqual([id]);
+      const [, options] = dialog.showMessageBox.mock.calls[0] as [unknown, { title: string; message: string; detail: string; buttons: string[] }];
+      expect(options).toMatchObject({ title: 'Approve agent call', message: expect.stringContaining('agent:ipc-agent'), buttons: ['Cancel', 'Approve http_check'] });
+      expect(options.detail).toContain(`${target.url}/agent`);
+
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+      expect(await invoke('capstan:decideApproval', { id, decision: 'approve' })).toMatchObject({ ok: true, value: { id, status: 'approved' } });
+      expect(await call).toMatchObject({ status: 200, body: { ok: true } });
+      expect(target.hits).toEqual([{ method: 'HEAD', url: '/agent' }]);
+    });
+
+    it('is denied from the page without a second question', async () => {
+      const call = agentCall('/denied');
+      const { id } = await pending();
+      expect(await invoke('capstan:decideApproval', { id, decision: 'deny', note: 'no' })).toMatchObject({ ok: true, value: { status: 'denied' } });
+      expect(dialog.showMessageBox).not.toHaveBeenCalled();
+      expect(await call).toMatchObject({ status: 403, body: { error: { code: 'CONFIRMATION_DENIED' } } });
       expect(target.hits).toEqual([]);
     });
   });
@@ -568,6 +696,12 @@ describe('the app', () => {
       ['capstan:event', expect.objectContaining({ type: 'catalog', provider: 'skills', reason: 'disabled' })],
       ['capstan:event', expect.objectContaining({ type: 'catalog', provider: 'skills', reason: 'enabled' })],
     ]);
+  });
+
+  it('raises a native notification when an agent’s call starts waiting for approval', () => {
+    const before = Notification.created.length;
+    shell.host.events.publish({ type: 'approval', approval: approvalView('app-1', 'pending') });
+    expect(Notification.created.slice(before).map((notice) => notice.options.title)).toEqual(['Approval needed']);
   });
 
   it('installs its menu, whose copy item gives this gateway’s console URL', () => {
