@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TOKEN_USAGE, tokenCommand } from './cliToken';
 import { ConfigError } from './config';
+import { HARN_USAGE, harnCommand } from './harn/cli';
 import { MCP_USAGE, mcpCommand } from './gateway/mcp/stdio';
 import { createHost } from './host';
 import { defaultDataDir } from './paths';
@@ -40,7 +41,7 @@ Commands:
   ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
   ledger export    Print every entry as JSON lines (--after SEQ to start later)
            --data-dir DIR  as for serve
-${TOKEN_USAGE}${MCP_USAGE}`;
+${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   const options = parseServeOptions(args, process.env);
@@ -135,6 +136,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve,
   ledger: ledgerCommand,
   token: tokenCommand,
+  harn: harnCommand,
   // It starts `capstan serve` from this same file when no gateway runs.
   mcp: (args) => mcpCommand(args, fileURLToPath(import.meta.url)),
 };
