@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { waitFor } from '../support/mcp';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { connectHttp, type McpTestClient } from '../support/mcpClient';
 import { CAPSTAN_TOOL_NAMES, walkDiscovery, writeFlowSkill } from '../support/mcpFlow';
 import { skillsDir, type SkillsDir } from '../support/skills';
@@ -21,12 +23,23 @@ async function client(era: 'legacy' | 'modern', token = agentToken): Promise<Mcp
 }
 
 const flowSkill = (name: string) => `${skills.dir}/${name}/SKILL.md`;
-
-/** The session a task runs in, as the operator's GET /tasks shows it. */
-async function sessionOf(taskId: string): Promise<string | undefined> {
-  const view = (await (await gw.request('/tasks')).json()) as { tasks: { id: string; sessionId: string }[] };
-  return view.tasks.find((task) => task.id === taskId)?.sessionId;
+let generation = 0;
+/**
+ * A flow ends by changing its SKILL.md; the skills provider picks that up a moment later and
+ * every reference to a skill goes stale. The next flow starts after that, not during it.
+ */
+async function skillsRescanned(): Promise<void> {
+  await waitFor('the skills provider to rescan', () => (gw.host.catalog.generation > generation ? true : undefined), 10_000);
+  generation = gw.host.catalog.generation;
 }
+
+async function taskView(taskId: string): Promise<{ sessionId: string; state: string } | undefined> {
+  const view = (await (await gw.request('/tasks')).json()) as { tasks: { id: string; sessionId: string; state: string }[] };
+  return view.tasks.find((task) => task.id === taskId);
+}
+/** The session a task runs in, as the operator's GET /tasks shows it. */
+const sessionOf = async (taskId: string) => (await taskView(taskId))?.sessionId;
+const taskState = async (taskId: string) => (await taskView(taskId))?.state;
 
 beforeAll(async () => {
   skills = skillsDir();
@@ -35,6 +48,7 @@ beforeAll(async () => {
     writeFlowSkill(skills.dir, name);
   }
   gw = await startTestGateway({ skillsDirs: [skills.dir] });
+  generation = gw.host.catalog.generation;
   const created = await gw.request('/agents', { method: 'POST', body: { name: 'http-agent' } });
   agentToken = ((await created.json()) as { token: string }).token;
 });
@@ -51,6 +65,7 @@ describe('the discovery flow over Streamable HTTP', () => {
     expect(mcp.client.getProtocolEra()).toBe('legacy');
     expect(mcp.client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
     const { taskId, reference } = await walkDiscovery(mcp, 'legacy-drill', path);
+    await skillsRescanned();
 
     // tools_load announced the new list on its own response, and the list has the tool under its own name.
     expect(mcp.listChanged()).toBeGreaterThanOrEqual(1);
@@ -74,6 +89,7 @@ describe('the discovery flow over Streamable HTTP', () => {
     const mcp = await client('modern');
     expect(mcp.client.getProtocolEra()).toBe('modern');
     await walkDiscovery(mcp, 'modern-drill', path);
+    await skillsRescanned();
     expect(mcp.listChanged()).toBe(0);
     expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toEqual(CAPSTAN_TOOL_NAMES);
     await expect(mcp.call('time_now')).rejects.toMatchObject({ code: -32602 });
@@ -92,6 +108,10 @@ describe('the discovery flow over Streamable HTTP', () => {
       ['call_started', 'agent:http-agent'],
       ['call_finished', 'agent:http-agent'],
     ]);
+
+    // Ending its session (DELETE with the Mcp-Session-Id) finishes the session's task.
+    await (mcp.client.transport as StreamableHTTPClientTransport).terminateSession();
+    expect(await taskState(taskId)).toBe('succeeded');
 
     // A 2026-07-28 client presents no session: it works in the agent's own `…/mcp` session.
     const modern = await client('modern');

@@ -19,6 +19,25 @@ const dataDir = mkdtempSync(join(tmpdir(), 'capstan-mcp-stdio-'));
 const skills = join(dataDir, 'skills');
 let token: string;
 const open: McpTestClient[] = [];
+/** The first agent's client and the task it worked in. */
+let first: { mcp: McpTestClient; taskId: string };
+
+/**
+ * The operator's view of the gateway `capstan mcp` started: its console URL, operator token
+ * included, is in gateway.log (where an operator finds it too).
+ */
+async function operator(path: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const consoleUrl = new URL(/Capstan console: (\S+)/.exec(readFileSync(join(dataDir, 'gateway.log'), 'utf8'))![1]!);
+  const token = decodeURIComponent(consoleUrl.hash.replace('#token=', ''));
+  return (await fetch(`${consoleUrl.origin}${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as never;
+}
+
+/** Polls an async check every 100 ms for up to 10 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (const started = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (Date.now() - started > 10_000) throw new Error('timed out');
+  }
+}
 
 function capstanMcp(era: 'legacy' | 'modern', env: Record<string, string>, args: string[] = []) {
   return connectStdio(process.execPath, [CLI, 'mcp', '--data-dir', dataDir, ...args], { PATH: process.env.PATH ?? '', ...env }, era).then((client) => {
@@ -66,10 +85,14 @@ describe('capstan mcp', () => {
     expect(mcp.stderr()).toContain(`started a gateway for ${dataDir} at ${gateway!.url}`);
     expect(statSync(join(dataDir, 'gateway.json')).mode & 0o777).toBe(0o600);
 
+    const generation = (await operator('/catalog')).catalogGeneration as number;
     const { taskId } = await walkDiscovery(mcp, 'stdio-legacy', join(skills, 'stdio-legacy', 'SKILL.md'));
+    // The flow ended by changing its SKILL.md: the next flow starts once the gateway has rescanned it.
+    await until(async () => (await operator('/catalog')).catalogGeneration > generation);
     expect(mcp.listChanged()).toBeGreaterThanOrEqual(1);
     expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toEqual([...CAPSTAN_TOOL_NAMES, 'time_now']);
     expect((await mcp.call('time_now', {})).structuredContent).toMatchObject({ ok: true, taskId });
+    first = { mcp, taskId };
   });
 
   it('a second capstan mcp (2026-07-28, token from a file) joins the same gateway in a session of its own; one ledger holds both', async () => {
@@ -82,18 +105,20 @@ describe('capstan mcp', () => {
     const { taskId } = await walkDiscovery(mcp, 'stdio-modern', join(skills, 'stdio-modern', 'SKILL.md'));
     expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toEqual(CAPSTAN_TOOL_NAMES);
 
-    // The started gateway's console URL (with its operator token) is in gateway.log, for the operator.
-    const consoleUrl = new URL(/Capstan console: (\S+)/.exec(readFileSync(join(dataDir, 'gateway.log'), 'utf8'))![1]!);
-    const operator = decodeURIComponent(consoleUrl.hash.replace('#token=', ''));
-    const read = async (path: string) => (await fetch(`${before.url}${path}`, { headers: { authorization: `Bearer ${operator}` } })).json() as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const { tasks } = await read('/tasks');
+    const { tasks } = await operator('/tasks');
     const sessions = new Set((tasks as { sessionId: string }[]).filter((task) => task.sessionId.startsWith('agent:stdio-agent/mcp-')).map((task) => task.sessionId));
     expect(sessions.size).toBe(2);
     expect((tasks as { id: string; sessionId: string }[]).find((task) => task.id === taskId)?.sessionId).toMatch(/^agent:stdio-agent\/mcp-/);
-    const { entries } = await read('/ledger?kind=call_finished&limit=1000');
+    const { entries } = await operator('/ledger?kind=call_finished&limit=1000');
     const agentCalls = (entries as { principal: string; capability: string; taskId: string }[]).filter((entry) => entry.principal === 'agent:stdio-agent');
     const callTasks = new Set(agentCalls.map((entry) => entry.taskId));
     expect(callTasks.size).toBe(2);
     expect(callTasks).toContain(taskId);
+
+    // The host closing the first `capstan mcp` ends its session: its task is finished.
+    await first.mcp.close();
+    const stateOf = async (id: string) => ((await operator('/tasks')).tasks as { id: string; state: string }[]).find((task) => task.id === id)?.state;
+    await until(async () => (await stateOf(first.taskId)) === 'succeeded');
+    expect(await stateOf(taskId)).toBe('running');
   });
 });

@@ -15,7 +15,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import type { Principal } from '../../../shared/principal';
-import type { ApiHandlers } from '../api';
+import { dispatch, type ApiHandlers } from '../api';
 import { sessionFor } from '../principal';
 import { LoadedTools } from './loadedTools';
 import { createCapstanServer, type McpCaller } from './server';
@@ -54,6 +54,7 @@ export function mcpEndpoint(handlers: ApiHandlers): McpEndpoint {
         requestId: request.requestId,
         log: request.log,
       };
+      if (request.method === 'DELETE' && presented !== undefined) return endSession(caller, reply);
       // A client that goes away mid-stream stops the exchange; a call it started still runs to its end.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
@@ -65,6 +66,17 @@ export function mcpEndpoint(handlers: ApiHandlers): McpEndpoint {
     },
     close: () => handler.close(),
   };
+
+  /**
+   * A 2025-era client ending its session (DELETE with its Mcp-Session-Id, as `capstan mcp` does
+   * when its host closes it): its task is finished, like any task whose work is done. A session
+   * that never ran anything, or whose task already ended, has nothing to finish.
+   */
+  async function endSession(caller: McpCaller, reply: FastifyReply): Promise<FastifyReply> {
+    const { sessionId, requestId, log, principal } = caller;
+    const finished = await dispatch(handlers, 'taskAction', { action: 'finish', sessionId, message: 'The MCP client ended its session.', outcome: 'succeeded' }, { requestId, log, principal });
+    return reply.code(finished.ok || finished.envelope.error.code.startsWith('TASK_') ? 200 : finished.status).send(finished.ok ? null : finished.envelope);
+  }
 }
 
 function forwarded(request: FastifyRequest): Headers {

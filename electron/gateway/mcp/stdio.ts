@@ -48,7 +48,8 @@ export async function mcpCommand(args: string[], cli: string): Promise<void> {
 /** Serves stdio until the host closes it, relaying each call to the gateway's `/mcp`. */
 async function relay(url: string, token: string, warn: (message: string) => void): Promise<void> {
   const upstream = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version });
-  await upstream.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await upstream.connect(transport);
   let listening: Server | undefined;
   upstream.setNotificationHandler('notifications/tools/list_changed', () => listening?.sendToolListChanged());
 
@@ -75,5 +76,7 @@ async function relay(url: string, token: string, warn: (message: string) => void
   );
   await new Promise<void>((resolve) => process.stdin.once('close', resolve));
   await served.close();
+  // The host is done: the session's task is finished, so it does not stay running in the console.
+  await transport.terminateSession().catch((error: Error) => warn(`could not end the session: ${error.message}`));
   await upstream.close();
 }

@@ -62,6 +62,8 @@ function define(name: string, operation: OperationName, title: string, descripti
   for (const [field, property] of Object.entries(schema.properties ?? {})) {
     if (FIELD_HELP[field]) property.description = FIELD_HELP[field];
   }
+  // The seed's page bound, told to the model rather than found out from ARGUMENT_INVALID.
+  if (schema.properties?.limit) schema.properties.limit = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: FIELD_HELP.limit };
   return {
     operation,
     descriptor: { name, title, description, inputSchema: { ...schema, type: 'object' }, annotations },
