@@ -65,8 +65,6 @@ export interface ApprovalsOptions {
 interface Pending {
   view: ApprovalView;
   requestedAtMs: number;
-  /** The keyed digest of the arguments, as the ledger records them. */
-  evidence: string;
   settle(view: ApprovalView): void;
   fail(error: unknown): void;
   stop(): void;
@@ -79,10 +77,6 @@ export class Approvals {
 
   constructor(private readonly options: ApprovalsOptions) {
     this.#now = options.now ?? Date.now;
-  }
-
-  get timeoutMs(): number {
-    return this.options.timeoutMs;
   }
 
   /**
@@ -145,7 +139,6 @@ export class Approvals {
       this.#pending.set(id, {
         view,
         requestedAtMs,
-        evidence,
         settle: (ended) => {
           if (ended.status === 'approved') resolve({ approvalId: id, argumentsDigest: evidence, waitedMs: this.#now() - requestedAtMs });
           else reject(endedError(ended));
