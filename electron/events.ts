@@ -23,13 +23,22 @@ export class EventBus {
 }
 
 /**
- * Publishes a running call's progress as a `progress` event. The task it runs in is the one its
- * `call_started` ledger entry names: the runtime writes that entry before the call's work
- * begins, so it is there by the time any progress arrives.
+ * Where a call's progress goes: `progress` events naming the call and its task. The task is the
+ * one the call's `call_started` ledger entry names; the runtime writes that entry just before
+ * the call's work begins, so when the work asks (as it starts) the entry is the latest for its
+ * requestId so far. It is looked up once, at the first progress, among entries up to that point
+ * (a requestId can be reused, by another call later or elsewhere at the same time).
  */
-export function progressPublisher(events: EventBus, ledger: Pick<Ledger, 'query'>): (progress: McpProgress) => void {
-  return ({ requestId, capability, ...rest }) => {
-    const started = ledger.query({ requestId, capability, kind: 'call_started', limit: 1000 }).at(-1);
-    if (started?.taskId) events.publish({ type: 'progress', requestId, taskId: started.taskId, ...rest });
+export function progressReporter(events: EventBus, ledger: Pick<Ledger, 'query' | 'lastSeq'>) {
+  return (requestId: string, capability: string) => {
+    const upTo = ledger.lastSeq;
+    let taskId: string | null | undefined;
+    return (progress: McpProgress) => {
+      taskId ??= ledger
+        .query({ requestId, capability, kind: 'call_started', after: Math.max(0, upTo - 1000), limit: 1000 })
+        .filter((entry) => entry.seq <= upTo)
+        .at(-1)?.taskId;
+      if (taskId) events.publish({ type: 'progress', requestId, taskId, ...progress });
+    };
   };
 }

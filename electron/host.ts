@@ -14,7 +14,7 @@ import { createApiHandlers, type ApiHandlers } from './gateway/api';
 import { Approvals } from './gateway/approvals';
 import { Confirmations } from './gateway/confirmations';
 import { createDiscovery } from './gateway/discovery';
-import { EventBus, progressPublisher } from './events';
+import { EventBus, progressReporter } from './events';
 import { HarnRuns } from './harn/runs';
 import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';
@@ -70,7 +70,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     catalog,
     graceMs: config.cancellation.graceMs,
     log: logger.child({ component: 'mcp' }),
-    onProgress: (progress) => progressPublisher(events, ledger)(progress),
+    progressFor: (requestId, capability) => progressReporter(events, ledger)(requestId, capability),
   });
   try {
     ledger = new Ledger(db, loadLedgerKey(dataDir));

@@ -102,6 +102,15 @@ describe('the fixture server (2026-07-28)', () => {
     expect(Date.parse(progress[2]!.deadlineAt) - Date.parse(progress[2]!.startedAt)).toBeGreaterThan(1500);
   });
 
+  it('names the task a call runs in, even when its requestId was used before', async () => {
+    const first = await gateway.call({ tool: 'fixture:slow', arguments: { steps: 2, everyMs: 150 }, requestId: 'reused', sessionId: 'reuse-a' });
+    const second = await gateway.call({ tool: 'fixture:slow', arguments: { steps: 2, everyMs: 150 }, requestId: 'reused', sessionId: 'reuse-b' });
+    expect(first.body.taskId).not.toBe(second.body.taskId);
+    const tasks = events.flatMap((event) => (event.type === 'progress' && event.requestId === 'reused' ? [event.taskId] : []));
+    expect(tasks[0]).toBe(first.body.taskId);
+    expect(tasks.at(-1)).toBe(second.body.taskId);
+  });
+
   it('fails a call that goes timeoutMs without an answer or progress (the server, still answering, was told to stop)', async () => {
     const { status, body } = await gateway.call({ tool: 'fixture:slow', arguments: { steps: 1, everyMs: 2500 } });
     expect(status).toBe(500);

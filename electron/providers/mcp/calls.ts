@@ -22,10 +22,8 @@ import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
 import { isConnectionLost, isTimeout, type McpConnection } from './connection';
 import type { McpSettings } from './settings';
 
-/** A running call's progress, before the host adds the task it runs in. */
+/** A running call's progress, as the host publishes it (it adds the requestId and the task). */
 export interface McpProgress {
-  requestId: string;
-  capability: string;
   progress: number;
   total: number | null;
   message: string | null;
@@ -38,7 +36,8 @@ export interface CallParts {
   connection: McpConnection;
   /** The runtime's grace period: how long a stopped call may take to show it stopped. */
   graceMs: number;
-  onProgress(progress: McpProgress): void;
+  /** Called as the call starts (the runtime has just recorded it): where its progress goes. */
+  progressFor(requestId: string, capability: string): (progress: McpProgress) => void;
   /** The server could not be reached (an HTTP server that is down): the provider fails and retries. */
   onUnreachable(reason: string): void;
 }
@@ -50,6 +49,7 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
   const { settings, connection } = parts;
   const capability = `${settings.name}:${tool}`;
   const started = Date.now();
+  const report = parts.progressFor(requestId, capability);
   let lastHeard = started;
   const deadline = () => new Date(Math.min(lastHeard + settings.timeoutMs, started + settings.toolTimeoutMs)).toISOString();
   let result: CallToolResult;
@@ -63,9 +63,7 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
         maxTotalTimeout: settings.toolTimeoutMs,
         onprogress: ({ progress, total, message }) => {
           lastHeard = Date.now();
-          parts.onProgress({
-            requestId,
-            capability,
+          report({
             progress,
             total: total ?? null,
             message: message ?? null,

@@ -14,7 +14,7 @@ import { CapstanError } from '../../../shared/errors';
 import type { Provider, ProviderChange, ProviderContents } from '../../catalog/provider';
 import type { ToolDefinition } from '../../catalog/tool';
 import type { Logger } from '../../logger';
-import { callMcpTool, type McpProgress } from './calls';
+import { callMcpTool, type CallParts } from './calls';
 import { McpConnection, probeFailed } from './connection';
 import { declaredAnnotations, decideFromAnnotations } from './policy';
 import { redact, secretValues } from './secrets';
@@ -27,7 +27,7 @@ export const RETRY_MAX_MS = 60_000;
 
 export interface McpProviderParts {
   graceMs: number;
-  onProgress(progress: McpProgress): void;
+  progressFor: CallParts['progressFor'];
   log: Logger;
 }
 
@@ -239,7 +239,8 @@ export class McpServerProvider implements Provider {
           this.#lost(attempt, reason);
           void connection.close();
         };
-        return callMcpTool({ settings: this.#settings, connection, graceMs: this.parts.graceMs, onProgress: this.parts.onProgress, onUnreachable }, tool.name, args, context);
+        const { graceMs, progressFor } = this.parts;
+        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool.name, args, context);
       },
     };
   }

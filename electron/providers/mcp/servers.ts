@@ -9,7 +9,7 @@ import type { McpServerEntry, McpServersView } from '../../../shared/mcp';
 import type { Catalog } from '../../catalog/catalog';
 import { ConfigError, readRawConfig, writeConfig } from '../../config';
 import type { Logger } from '../../logger';
-import type { McpProgress } from './calls';
+import type { CallParts } from './calls';
 import { McpServerProvider } from './provider';
 import { maskEntry, unmaskEntry } from './secrets';
 import { mcpSettings } from './settings';
@@ -19,7 +19,7 @@ export interface McpServersParts {
   catalog: Catalog;
   graceMs: number;
   log: Logger;
-  onProgress(progress: McpProgress): void;
+  progressFor: CallParts['progressFor'];
 }
 
 export class McpServers {
@@ -128,7 +128,7 @@ export class McpServers {
   async #bind(name: string, entry: McpServerEntry, enabled: boolean): Promise<void> {
     const provider = new McpServerProvider(mcpSettings(name, entry), {
       graceMs: this.parts.graceMs,
-      onProgress: this.parts.onProgress,
+      progressFor: this.parts.progressFor,
       log: this.parts.log,
     });
     this.#providers.set(name, provider);
