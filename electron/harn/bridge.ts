@@ -142,10 +142,11 @@ export function bridgeHandlers({ catalog, tasks, ledger, approvals }: BridgePart
         details: { argumentsDigest: ledger.digest(args), reference: running.snapshot.reference(entry), harnScript: run.script },
         // Never the script's to give: the operator decides in the approvals queue.
         confirm: contract.needConfirm
-          ? (stopped?: AbortSignal) =>
+          ? (stopped) =>
               approvals.wait(
                 { requestId, principal: run.principal, taskId: running.id, sessionId: running.sessionId, tool: { id, name: contract.name, title, description, riskLevel, mutating }, arguments: args },
-                { signal: stopped ? AbortSignal.any([stopped, run.stopped]) : run.stopped },
+                // Withdrawn when the task stops running, or when the run stops (its deadline).
+                { signal: AbortSignal.any([stopped, run.stopped]) },
               )
           : undefined,
       },

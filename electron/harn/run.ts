@@ -55,7 +55,7 @@ export class HarnRun implements TaskWork {
   #child: HarnChild | undefined;
   #peer: RpcPeer | undefined;
   readonly #stopping = new AbortController();
-  /** Set when the runtime stopped the run: the runtime, not the run, ends the task then. */
+  /** Set when the runtime (or the gateway's shutdown) stopped the run: the run does not end the task then. */
   #stoppedByTask = false;
   /** Why the run is being stopped from inside (its deadline, a protocol error). */
   #failure: string | undefined;
@@ -94,7 +94,13 @@ export class HarnRun implements TaskWork {
     this.#child = child;
     this.#peer = new RpcPeer(child.write, { ...handlers, problem: (text) => this.log.add('protocol', `Harn sent ${text}; answered with a JSON-RPC error or ignored`) });
     this.log.add('status', `started ${this.parts.config.command} (pid ${child.pid ?? '?'}) as ${principal}`);
-    this.#detach = this.parts.tasks.attachWork(this.taskId, this);
+    try {
+      // The task may have been cancelled while the child started: then it goes at once.
+      this.#detach = this.parts.tasks.attachWork(this.taskId, this);
+    } catch (error) {
+      void child.kill();
+      throw error;
+    }
     this.#done = this.#drive(child, this.#peer);
   }
 
@@ -140,6 +146,8 @@ export class HarnRun implements TaskWork {
 
   /** For the gateway's shutdown: the child is killed at once. */
   kill(): Promise<unknown> {
+    // The restart's recovery closes the task; the database is closing now.
+    this.#stoppedByTask = true;
     this.#stopping.abort();
     return this.#child?.kill() ?? Promise.resolve();
   }

@@ -18,14 +18,18 @@
  *     "steps": [ step, ... ],
  *     "end": { "terminal": "natural", "stopReason": "end_turn" } | { "error": "message" } }
  *
- * Steps: { "stderr": text } · { "update": { sessionUpdate, ... } } · { "request": method,
- * "params"?: {...}, "id"?: "<raw id text>", "orFail"?: true } · { "toolCall": name, "args"?: {...},
- * "orFail"?: true } (builtin_call `{ name, args: [payload], sessionId }`) · { "permission": toolCall };
- * a request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for the answer
- * · { "raw": line } · { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } ·
- * { "exit": code }. A request the host answers with an error is recorded as Harn categorises it
- * (-32001 "rejected", anything else "host error"); with "orFail" it fails the prompt, as an
- * uncaught throw fails a Harn pipeline.
+ * Steps (each may carry a "label" naming it in the transcript):
+ *   { "stderr": text }                     a log line on stderr
+ *   { "update": { sessionUpdate, ... } }   a session/update notification
+ *   { "request": method, "params"?, "id"?: "<raw id text>" }   a bridge request; waits for its answer
+ *   { "toolCall": name, "args"?: {...} }   builtin_call `{ name, args: [payload], sessionId }`
+ *   { "permission": toolCall }             session/request_permission with allow and reject options
+ *   { "raw": line }                        any line, malformed ones included
+ *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "exit": code }
+ * A request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for its
+ * answer. An answer that is an error is recorded as Harn categorises it (-32001 "rejected",
+ * anything else "host error"); with "orFail": true it fails the prompt, as an uncaught throw
+ * fails a Harn pipeline.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
