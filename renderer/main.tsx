@@ -5,6 +5,7 @@ import './styles/components.css';
 import './styles/activity.css';
 import './styles/results.css';
 import './styles/providers.css';
+import './styles/settings.css';
 import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -44,6 +44,8 @@ export const LedgerQuery = z.strictObject({
   taskId: z.string().max(128).optional(),
   requestId: z.string().max(128).optional(),
   capability: z.string().max(300).optional(),
+  /** `operator`, `agent:<name>` or `system`. */
+  principal: z.string().max(200).optional(),
   kind: LedgerKind.optional(),
   /** Only entries with a greater sequence number. */
   after: z.coerce.number().int().nonnegative().optional(),

@@ -230,6 +230,7 @@ export class Ledger {
     add('task_id', filter.taskId);
     add('request_id', filter.requestId);
     add('capability', filter.capability);
+    add('principal', filter.principal);
     add('kind', filter.kind);
     params.push(filter.limit ?? DEFAULT_PAGE);
     const rows = this.db.prepare(`SELECT * FROM ledger WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...params) as unknown as Row[];

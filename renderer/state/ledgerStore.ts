@@ -16,10 +16,11 @@ export interface LedgerFilter {
   taskId?: string;
   requestId?: string;
   capability?: string;
+  principal?: string;
   kind?: LedgerKind;
 }
 
-export const FILTER_FIELDS = ['taskId', 'requestId', 'capability', 'kind'] as const;
+export const FILTER_FIELDS = ['taskId', 'requestId', 'capability', 'principal', 'kind'] as const;
 
 export const isEmptyFilter = (filter: LedgerFilter) => FILTER_FIELDS.every((field) => filter[field] === undefined);
 

@@ -53,8 +53,8 @@ test('removing a tool from the whitelist makes it read-only; Cancel discards cha
 test('tools that need confirmation cannot be whitelisted, and Settings says why', async ({ consolePage, page }) => {
   await page.getByRole('button', { name: 'Settings' }).click();
   const settings = consolePage.settingsDialog();
-  // Focus moves into the dialog, and Escape closes it.
-  await expect(settings.getByRole('checkbox').first()).toBeFocused();
+  // Focus moves into the dialog, on its first tab, and Escape closes it.
+  await expect(settings.getByRole('tab', { name: 'One-click tools' })).toBeFocused();
   await expect(settings.getByRole('checkbox')).toHaveCount(7);
   await expect(settings.getByRole('checkbox', { name: /http_check/ })).toHaveCount(0);
   await expect(settings).toContainText('http_check');

@@ -6,6 +6,7 @@ import { useConsoleUi } from '../../state/uiStore';
 import { CopyButton } from '../../ui/CopyButton';
 import { Dialog } from '../../ui/Dialog';
 import { JsonBlock } from '../../ui/JsonBlock';
+import { principalTitle } from './entrySummary';
 
 export function LedgerEntryDrawer({ entry, onClose }: { entry: LedgerEntry | null; onClose(): void }) {
   const setFilter = useConsoleUi((ui) => ui.setLedgerFilter);
@@ -25,6 +26,18 @@ export function LedgerEntryDrawer({ entry, onClose }: { entry: LedgerEntry | nul
               <button type="button" className="link-button" onClick={() => show({ kind: entry.kind })}>
                 all of this kind
               </button>
+            </Fact>
+            <Fact name="Principal">
+              {entry.principal ? (
+                <>
+                  <code title={principalTitle(entry.principal)}>{entry.principal}</code>
+                  <button type="button" className="link-button" onClick={() => show({ principal: entry.principal ?? undefined })}>
+                    all of this principal
+                  </button>
+                </>
+              ) : (
+                <span title={principalTitle(null)}>—</span>
+              )}
             </Fact>
             <Fact name="Capability">
               {entry.capability ? (

@@ -1,5 +1,5 @@
 /**
- * The Ledger view's filters: exact task, requestId, capability and kind, as GET /ledger takes
+ * The Ledger view's filters: exact task, requestId, capability, principal and kind, as GET /ledger takes
  * them. Text fields apply on Enter (or Apply), the kind at once. The form starts from the
  * filter in force, so a requestId chosen in Recent executions shows up here.
  */
@@ -16,6 +16,7 @@ const textFields: { field: TextField; label: string; placeholder: string }[] = [
   { field: 'requestId', label: 'requestId', placeholder: 'tool-registry-…' },
   { field: 'taskId', label: 'Task', placeholder: 'task-…' },
   { field: 'capability', label: 'Capability', placeholder: 'builtin:time_now' },
+  { field: 'principal', label: 'Principal', placeholder: 'operator, agent:…' },
 ];
 
 /** Blank fields are no filter. */
@@ -39,7 +40,7 @@ export function LedgerFilters() {
     setDraft(filter);
   }
   const capabilities = useCatalog().data?.capabilities;
-  const ids = { kind: useId(), list: useId(), text: { requestId: useId(), taskId: useId(), capability: useId() } };
+  const ids = { kind: useId(), list: useId(), text: { requestId: useId(), taskId: useId(), capability: useId(), principal: useId() } };
 
   const apply = (next: LedgerFilter) => setFilter(cleaned(next));
   const submit = (event: FormEvent) => {

@@ -12,13 +12,13 @@ import { useCallback, useId, useLayoutEffect, useRef, useState, type KeyboardEve
 import type { LedgerEntry } from '../../../shared/ledger';
 import { clockTime, shortHash, shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
-import { entrySummary, entryTone } from './entrySummary';
+import { entrySummary, entryTone, principalTitle } from './entrySummary';
 
 /** Matches .ledger-row's height in components.css. */
 const ROW_HEIGHT = 30;
 const OVERSCAN = 12;
 
-const COLUMNS = ['Seq', 'Time', 'Kind', 'Capability', 'requestId', 'Task', 'Status and details', 'Hash'] as const;
+const COLUMNS = ['Seq', 'Time', 'Kind', 'Principal', 'Capability', 'requestId', 'Task', 'Status and details', 'Hash'] as const;
 
 interface LedgerGridProps {
   /** Oldest first, as held; shown newest first. */
@@ -195,6 +195,9 @@ function LedgerRow({ id, entry, rowIndex, top, focused, onClick }: LedgerRowProp
       </span>
       <span role="gridcell" className="ledger-cell ledger-cell--kind">
         {entry.kind}
+      </span>
+      <span role="gridcell" className="ledger-cell ledger-cell--mono" title={principalTitle(entry.principal)}>
+        {entry.principal ?? '—'}
       </span>
       <span role="gridcell" className="ledger-cell" title={entry.capability ?? undefined}>
         {entry.capability ?? '—'}

@@ -1,6 +1,6 @@
 /**
  * The live Ledger view: the newest entries as they are appended (fed by events, never polled),
- * filterable by task, requestId, capability and kind, with the chain check. With a filter, what
+ * filterable by task, requestId, capability, principal and kind, with the chain check. With a filter, what
  * is held here is shown at once and the gateway is asked for older matches.
  */
 import { useEffect, useState } from 'react';

@@ -37,6 +37,14 @@ export function entrySummary({ kind, details: d }: LedgerEntry): string {
   }
 }
 
+/** What a principal means, for a tooltip; entries written before principals existed name none. */
+export function principalTitle(principal: string | null): string {
+  if (principal === null) return 'written before entries named their principal';
+  if (principal === 'operator') return 'the operator: the console, or the gateway’s own token';
+  if (principal === 'system') return 'the gateway itself (restart recovery)';
+  return `an agent, with the token named ${principal.slice('agent:'.length)}`;
+}
+
 /** How the entry went, for its row's edge: a call's status, or the state a transition reached. */
 export function entryTone({ kind, details }: LedgerEntry): 'ok' | 'bad' | 'warn' | 'plain' {
   const status = kind === 'call_finished' ? details.status : kind === 'task_transition' ? details.to : undefined;

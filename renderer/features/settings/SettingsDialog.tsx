@@ -1,102 +1,70 @@
 /**
- * The operator's whitelist: which tools the console may run with one click. It is saved by the
- * gateway, so it survives reloads and restarts. It can only tighten policy: tools that need
- * confirmation are never one-click, whatever the list says.
+ * Settings: the one-click whitelist (WhitelistEditor) and the agents' tokens (AgentsPanel), as
+ * two tabs. Tabs follow the ARIA pattern: one Tab stop, arrow keys move between them.
  */
-import { useState } from 'react';
-import { useSaveSettings } from '../../api/hooks';
-import { toErrorBody } from '../../api/errors';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
-import { RiskBadge } from '../../ui/badges';
 import { Dialog } from '../../ui/Dialog';
-import { errorText } from '../../ui/errorText';
-import { Icon } from '../../ui/Icon';
-import { isToolEntry, type RegistryEntry } from '../registry/useRegistry';
+import type { RegistryEntry } from '../registry/useRegistry';
+import { AgentsPanel } from './AgentsPanel';
+import { WhitelistEditor } from './WhitelistEditor';
+
+const tabs = [
+  { id: 'whitelist', label: 'One-click tools' },
+  { id: 'agents', label: 'Agents' },
+] as const;
+type SettingsTab = (typeof tabs)[number]['id'];
 
 export function SettingsDialog({ entries, whitelist }: { entries: readonly RegistryEntry[]; whitelist: string[] }) {
   const open = useConsoleUi((ui) => ui.settingsOpen);
   const setOpen = useConsoleUi((ui) => ui.setSettingsOpen);
   return (
     <Dialog open={open} onClose={() => setOpen(false)} title="Settings" className="settings-dialog">
-      {/* Dialog mounts its body only while open, so every opening starts from what the gateway has saved. */}
-      <WhitelistEditor entries={entries} saved={whitelist} onDone={() => setOpen(false)} />
+      {/* Dialog mounts its body only while open, so every opening starts from what the gateway has saved, on the first tab. */}
+      <SettingsTabs entries={entries} whitelist={whitelist} onDone={() => setOpen(false)} />
     </Dialog>
   );
 }
 
-function WhitelistEditor({ entries, saved, onDone }: { entries: readonly RegistryEntry[]; saved: string[]; onDone(): void }) {
-  const [draft, setDraft] = useState(() => new Set(saved));
-  const save = useSaveSettings();
-  // The whitelist is about tools; skills are never run from the console.
-  const tools = entries.filter(isToolEntry).map((entry) => entry.contract);
-  const eligible = tools.filter((tool) => !tool.needConfirm);
-  const alwaysConfirm = tools.filter((tool) => tool.needConfirm);
-
-  const toggle = (name: string, on: boolean) =>
-    setDraft((current) => {
-      const next = new Set(current);
-      if (on) next.add(name);
-      else next.delete(name);
-      return next;
-    });
-
+function SettingsTabs({ entries, whitelist, onDone }: { entries: readonly RegistryEntry[]; whitelist: string[]; onDone(): void }) {
+  const [tab, setTab] = useState<SettingsTab>('whitelist');
+  const baseId = useId();
+  const tabRefs = useRef(new Map<SettingsTab, HTMLButtonElement>());
+  const onTabKey = (event: KeyboardEvent) => {
+    const index = tabs.findIndex((candidate) => candidate.id === tab);
+    const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    const target = tabs[(next + tabs.length) % tabs.length]!.id;
+    setTab(target);
+    tabRefs.current.get(target)?.focus();
+  };
   return (
-    <form
-      className="settings"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        // Names no longer in the registry are kept: if the tool comes back, so does the operator's choice.
-        await save.mutateAsync({ whitelist: [...draft] }).then(onDone, () => undefined);
-      }}
-    >
-      <fieldset className="settings__group">
-        <legend>One-click tools (whitelist)</legend>
-        <p className="muted">Whitelisted tools run with Execute. The others stay read-only: you can inspect them but not run them here.</p>
-        <ul className="settings__list">
-          {eligible.map((tool) => (
-            <li key={tool.id}>
-              <label className="checkbox">
-                <input type="checkbox" checked={draft.has(tool.name)} onChange={(event) => toggle(tool.name, event.target.checked)} />
-                <code>{tool.name}</code>
-                <span className="muted">{tool.title}</span>
-                <RiskBadge risk={tool.riskLevel} />
-              </label>
-            </li>
-          ))}
-        </ul>
-      </fieldset>
-      {alwaysConfirm.length > 0 && (
-        <fieldset className="settings__group">
-          <legend>Always need confirmation</legend>
-          <p className="muted">
-            These tools cannot be whitelisted: the gateway requires a confirmation for every call, so they run only through Review and run,
-            where you see the exact arguments first.
-          </p>
-          <ul className="settings__list">
-            {alwaysConfirm.map((tool) => (
-              <li key={tool.id} className="settings__locked">
-                <Icon name="lock" />
-                <code>{tool.name}</code>
-                <span className="muted">{tool.title}</span>
-                <RiskBadge risk={tool.riskLevel} />
-              </li>
-            ))}
-          </ul>
-        </fieldset>
-      )}
-      {save.error && (
-        <p className="notice notice--error" role="alert">
-          Could not save: {errorText(toErrorBody(save.error))}
-        </p>
-      )}
-      <div className="dialog__footer">
-        <button type="button" className="button" onClick={onDone}>
-          Cancel
-        </button>
-        <button type="submit" className="button button--primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save'}
-        </button>
+    <>
+      <div className="settings-tabs" role="tablist" aria-label="Settings" onKeyDown={onTabKey}>
+        {tabs.map(({ id, label }) => (
+          <button
+            key={id}
+            ref={(element) => {
+              if (element) tabRefs.current.set(id, element);
+              else tabRefs.current.delete(id);
+            }}
+            type="button"
+            role="tab"
+            id={`${baseId}-${id}-tab`}
+            className="settings-tabs__tab"
+            aria-selected={id === tab}
+            aria-controls={id === tab ? `${baseId}-${id}-panel` : undefined}
+            tabIndex={id === tab ? 0 : -1}
+            onClick={() => setTab(id)}
+          >
+            {label}
+          </button>
+        ))}
       </div>
-    </form>
+      <div role="tabpanel" id={`${baseId}-${tab}-panel`} aria-labelledby={`${baseId}-${tab}-tab`}>
+        {tab === 'whitelist' ? <WhitelistEditor entries={entries} saved={whitelist} onDone={onDone} /> : <AgentsPanel onDone={onDone} />}
+      </div>
+    </>
   );
 }
