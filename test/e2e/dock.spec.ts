@@ -85,8 +85,11 @@ test('by keyboard alone: arrows move between the dock tabs, a task is started fr
   await expect(dialog).toBeHidden();
   await expect(consolePage.activeTask().getByRole('heading', { name: 'printer offline on floor 3' })).toBeVisible();
 
+  // End reaches the last tab, Approvals; one step back is the Ledger.
   await tasksTab.focus();
   await page.keyboard.press('End');
+  await expect(page.getByRole('tabpanel', { name: /^Approvals/ })).toBeVisible();
+  await page.keyboard.press('ArrowLeft');
   const ledger = page.getByRole('tabpanel', { name: /^Ledger/ });
   await expect(ledger).toBeVisible();
   const grid = ledger.getByRole('grid');
