@@ -16,7 +16,7 @@ const textFields: { field: TextField; label: string; placeholder: string }[] = [
   { field: 'requestId', label: 'requestId', placeholder: 'tool-registry-…' },
   { field: 'taskId', label: 'Task', placeholder: 'task-…' },
   { field: 'capability', label: 'Capability', placeholder: 'builtin:time_now' },
-  { field: 'principal', label: 'Principal', placeholder: 'operator, agent:…' },
+  { field: 'principal', label: 'Principal', placeholder: 'agent:…' },
 ];
 
 /** Blank fields are no filter. */
