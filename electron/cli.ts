@@ -48,8 +48,8 @@ async function serve(args: string[]): Promise<void> {
   const logger = createLogger(options.logLevel);
   const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger });
   const rendererDir = fileURLToPath(new URL('./renderer/', import.meta.url));
-  const gateway = await startServer(host, { ...options, logger, rendererDir }).catch((error: unknown) => {
-    host.close();
+  const gateway = await startServer(host, { ...options, logger, rendererDir }).catch(async (error: unknown) => {
+    await host.close();
     throw error;
   });
 
@@ -59,7 +59,8 @@ async function serve(args: string[]): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await gateway.close();
-    host.close();
+    // Waits for the MCP servers Capstan started to exit (each is killed if it ignores SIGTERM).
+    await host.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

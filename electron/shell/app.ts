@@ -89,7 +89,7 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
   const shutdown = () =>
     (closing ??= (async () => {
       await gateway?.close().catch((error: unknown) => logger.warn({ err: error }, 'the HTTP gateway did not close cleanly'));
-      host.close();
+      await host.close();
       logger.info('shut down');
     })());
   // Electron does not wait for async work in will-quit, so quitting waits for the shutdown, then resumes.
