@@ -191,9 +191,10 @@ const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, 
 export type Reply<K extends OperationName> = { ok: true; status: 200; value: OperationOutput<K> } | { ok: false; status: number; envelope: ErrorEnvelope };
 
 /**
- * The one place operations are run and their failures become envelopes: validates a transport's
- * raw input against the contract, runs the handler, and turns whatever it throws into the
- * README's error envelope. HTTP and IPC only carry the reply.
+ * The one place operations are run and their failures become envelopes: refuses what the
+ * caller's principal may not run (principal.ts, before reading the input), validates a
+ * transport's raw input against the contract, runs the handler as that principal, and turns
+ * whatever it throws into the README's error envelope. HTTP and IPC only carry the reply.
  */
 export async function dispatch<K extends OperationName>(handlers: ApiHandlers, operation: K, rawInput: unknown, context: CallContext): Promise<Reply<K>> {
   try {
