@@ -1,0 +1,37 @@
+/** The DNS-rebinding defence: which `Host` and `Origin` headers name this gateway. */
+import { isIP } from 'node:net';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+const WILDCARDS = new Set(['0.0.0.0', '::']);
+
+/**
+ * Which `Host` headers name this gateway. A DNS-rebinding page reaches us under its own domain
+ * name, so only the bound address, loopback names (when bound to loopback) and, on a wildcard
+ * bind, literal IP addresses are accepted.
+ */
+export function hostMatcher(boundHost: string, port: number): (hostHeader: string | undefined) => boolean {
+  const loopback = LOOPBACK_NAMES.has(boundHost) || boundHost.startsWith('127.');
+  return (hostHeader) => {
+    if (!hostHeader) return false;
+    let parsed: URL;
+    try {
+      parsed = new URL(`http://${hostHeader}`);
+    } catch {
+      return false;
+    }
+    if (Number(parsed.port || 80) !== port) return false;
+    const name = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (name === boundHost.toLowerCase()) return true;
+    if (loopback && LOOPBACK_NAMES.has(name)) return true;
+    return WILDCARDS.has(boundHost) && isIP(name) !== 0;
+  };
+}
+
+export function allowedOrigin(origin: string, allowedHost: (host: string) => boolean): boolean {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' && allowedHost(url.host);
+  } catch {
+    return false;
+  }
+}
