@@ -4,6 +4,7 @@ import { benchConsoleSearch } from './consoleSearch';
 import { benchGatewayThroughput } from './gatewayThroughput';
 import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
 import { benchMcpEcho, benchMcpServe } from './mcp';
+import { benchMcpServer } from './mcpServer';
 import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -79,6 +80,26 @@ if (wanted('mcp')) {
       `the SDK client connecting to and listing the same servers at once: ${fixed(serve.directMs, 0)} ms`,
   );
   console.log(`then POST /tools/call (everything:echo), autocannon, 10 connections, 7.5 s: ${fixed(serve.http.callsPerSecond, 0)} calls/s, p99 ${serve.http.p99Ms} ms`);
+}
+
+if (wanted('mcp-server')) {
+  const mcp = await benchMcpServer(cli);
+  console.log(`\nMCP server: capability_call of time_now over POST /mcp against POST /tools/call, autocannon, ${mcp.connections} connections, ${mcp.rounds} interleaved rounds of ${mcp.seconds} s`);
+  const rest = mcp.rows[0]!;
+  console.table(
+    Object.fromEntries(
+      mcp.rows.map((row) => [
+        row.name,
+        {
+          'calls/s': fixed(row.perSecond, 0),
+          'ratio to REST': fixed(row.perSecond / rest.perSecond, 2),
+          'server CPU ms/call': fixed(row.cpuMsPerCall, 3),
+          'REST CPU / this': fixed(rest.cpuMsPerCall / row.cpuMsPerCall, 2),
+          'worst p99 ms': row.p99Ms,
+        },
+      ]),
+    ),
+  );
 }
 
 if (wanted('console')) {
