@@ -21,6 +21,7 @@ let token: string;
 const open: McpTestClient[] = [];
 /** The first agent's client and the task it worked in. */
 let first: { mcp: McpTestClient; taskId: string };
+let second: McpTestClient;
 
 /**
  * The operator's view of the gateway `capstan mcp` started: its console URL, operator token
@@ -120,5 +121,17 @@ describe('capstan mcp', () => {
     const stateOf = async (id: string) => ((await operator('/tasks')).tasks as { id: string; state: string }[]).find((task) => task.id === id)?.state;
     await until(async () => (await stateOf(first.taskId)) === 'succeeded');
     expect(await stateOf(taskId)).toBe('running');
+    second = mcp;
+  });
+
+  it('when the gateway stops, the call that finds it gone says so, and the next reaches a gateway started anew', async () => {
+    const stopped = readGatewayFile(dataDir)!;
+    process.kill(stopped.pid, 'SIGTERM');
+    await until(async () => !existsSync(join(dataDir, 'gateway.json')));
+    const lost = await second.call('capabilities_list', { limit: 1 });
+    expect(lost).toMatchObject({ isError: true, structuredContent: { error: { code: 'GATEWAY_UNREACHABLE' } } });
+    const again = await second.call('capabilities_list', { limit: 1 });
+    expect(again.isError).toBeFalsy();
+    expect(readGatewayFile(dataDir)!.pid).not.toBe(stopped.pid);
   });
 });

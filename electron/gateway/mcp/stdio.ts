@@ -9,8 +9,9 @@
  * tools it loaded in its `tools/list` (the gateway's list for that session, list_changed relayed);
  * a 2026-07-28 host sees the fixed six, as that revision requires. Progress is relayed both ways
  * of a call: while an agent's call waits for the operator's approval, the host hears about it.
+ * A gateway that stops is found (or started) again on the next call (upstream.ts).
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Progress } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseArgs } from 'node:util';
@@ -19,6 +20,7 @@ import { readTokenFile, UsageError } from '../../server';
 import { findOrStartGateway } from './localGateway';
 import { CAPSTAN_TOOL_DESCRIPTORS } from './tools';
 import { INSTRUCTIONS, SERVER_INFO } from './server';
+import { GatewayUnreachable, Upstream } from './upstream';
 
 export const MCP_USAGE = `  mcp      Serve Capstan's MCP tools over stdio, for MCP hosts that launch a command. Relays to
            the running gateway of the data dir, and starts one (capstan serve, detached) if none
@@ -41,33 +43,40 @@ export async function mcpCommand(args: string[], cli: string): Promise<void> {
   const token = tokenFile ? readTokenFile({ value: tokenFile, from: values['token-file'] ? '--token-file' : 'CAPSTAN_TOKEN_FILE' }, warn) : process.env.CAPSTAN_TOKEN;
   if (!token) throw new UsageError('give the agent token with --token-file FILE or CAPSTAN_TOKEN (make one with `capstan token create --name NAME`)');
   const dataDir = values['data-dir'] ?? (process.env.CAPSTAN_DATA_DIR || defaultDataDir());
-  const gateway = await findOrStartGateway(dataDir, cli, warn);
-  await relay(gateway.url, token, warn);
+  await relay(async () => (await findOrStartGateway(dataDir, cli, warn)).url, token, warn);
 }
 
-/** Serves stdio until the host closes it, relaying each call to the gateway's `/mcp`. */
-async function relay(url: string, token: string, warn: (message: string) => void): Promise<void> {
-  const upstream = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-  await upstream.connect(transport);
+/** Serves stdio until the host closes it, relaying each request to the gateway's `/mcp`. */
+async function relay(gateway: () => Promise<string>, token: string, warn: (message: string) => void): Promise<void> {
   let listening: Server | undefined;
-  upstream.setNotificationHandler('notifications/tools/list_changed', () => listening?.sendToolListChanged());
+  const upstream = new Upstream(gateway, token, () => listening?.sendToolListChanged());
+  // Connected before the host's first request, so a gateway that cannot be had fails at once.
+  await upstream.use(async () => undefined);
 
   const served = serveStdio(
     ({ era }) => {
       const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: era === 'legacy' } }, instructions: INSTRUCTIONS });
-      server.setRequestHandler('tools/list', async (request) => (era === 'legacy' ? upstream.listTools(request.params) : { tools: [...CAPSTAN_TOOL_DESCRIPTORS] }));
+      server.setRequestHandler('tools/list', async (request) =>
+        era === 'legacy' ? upstream.use((client) => client.listTools(request.params)) : { tools: [...CAPSTAN_TOOL_DESCRIPTORS] },
+      );
       server.setRequestHandler('tools/call', async (request, ctx) => {
         const progressToken = ctx.mcpReq._meta?.progressToken;
-        return upstream.callTool(request.params, {
+        const options = {
           signal: ctx.mcpReq.signal,
           timeout: CALL_TIMEOUT_MS,
           resetTimeoutOnProgress: true,
           // Asked for always, so the gateway reports a waiting call; passed on when the host asked too.
-          onprogress: (progress) => {
+          onprogress: (progress: Progress) => {
             if (progressToken !== undefined) void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
           },
-        });
+        };
+        try {
+          return await upstream.use((client) => client.callTool(request.params, options));
+        } catch (error) {
+          if (!(error instanceof GatewayUnreachable)) throw error;
+          // The model reads it as it reads any other failure of a call.
+          return { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: { ok: false, error: { code: 'GATEWAY_UNREACHABLE', message: error.message } } };
+        }
       });
       if (era === 'legacy') listening = server;
       return server;
@@ -77,6 +86,5 @@ async function relay(url: string, token: string, warn: (message: string) => void
   await new Promise<void>((resolve) => process.stdin.once('close', resolve));
   await served.close();
   // The host is done: the session's task is finished, so it does not stay running in the console.
-  await transport.terminateSession().catch((error: Error) => warn(`could not end the session: ${error.message}`));
-  await upstream.close();
+  await upstream.close(warn);
 }

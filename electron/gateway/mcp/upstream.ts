@@ -1,0 +1,80 @@
+/**
+ * `capstan mcp`'s connection to the gateway: an SDK client on `/mcp` under the agent's token, in
+ * one HTTP session (so one Capstan session). When the gateway goes away (stopped, restarted by
+ * its operator), the call that finds it gone answers GATEWAY_UNREACHABLE, and the next one
+ * reaches the data dir's gateway anew, started if none runs. That is a new session: what the
+ * old one loaded is gone, so the host is told its tool list changed.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SERVER_INFO } from './server';
+
+interface Connection {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+export class Upstream {
+  #connection: Promise<Connection> | undefined;
+
+  constructor(
+    /** The URL of the data dir's gateway, found or started. */
+    private readonly gateway: () => Promise<string>,
+    private readonly token: string,
+    private readonly onListChanged: () => void,
+  ) {}
+
+  /** Runs `work` on the connection; a gateway that stopped answering is reported and dropped. */
+  async use<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const connecting = (this.#connection ??= this.#connect());
+    const { client } = await connecting;
+    try {
+      return await work(client);
+    } catch (error) {
+      if (!unreachable(error)) throw error;
+      if (this.#connection === connecting) {
+        this.#connection = undefined;
+        void client.close().catch(() => undefined);
+        this.onListChanged();
+      }
+      throw new GatewayUnreachable(error);
+    }
+  }
+
+  /** Ends the session (its task is finished: DELETE /mcp) and the connection. */
+  async close(warn: (message: string) => void): Promise<void> {
+    const connection = await this.#connection?.catch(() => undefined);
+    if (!connection) return;
+    await connection.transport.terminateSession().catch((error: Error) => warn(`could not end the session: ${error.message}`));
+    await connection.client.close();
+  }
+
+  async #connect(): Promise<Connection> {
+    const url = await this.gateway();
+    const client = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${this.token}` } } });
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.onListChanged());
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      this.#connection = undefined;
+      throw error;
+    }
+    return { client, transport };
+  }
+}
+
+/** The gateway did not answer: the call may or may not have run (its requestId is in the ledger if it did). */
+export class GatewayUnreachable extends Error {
+  constructor(cause: unknown) {
+    super('GATEWAY_UNREACHABLE: the Capstan gateway stopped answering; the call may or may not have run. The next call reconnects, in a new session: discover and load again', { cause });
+  }
+}
+
+/** A connection refused or cut, as fetch reports it (its cause carries the socket's code). */
+function unreachable(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || cause.message === 'fetch failed') return true;
+  }
+  return false;
+}
