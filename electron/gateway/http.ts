@@ -171,7 +171,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       });
     }
     // MCP over Streamable HTTP (gateway/mcp/): behind the same token check, as its principal.
-    const mcp = mcpEndpoint(options.handlers);
+    const mcp = mcpEndpoint(options.handlers, options.events);
     api.addHook('onClose', () => mcp.close());
     knownRoute(MCP_PATH, 'GET', 'POST', 'DELETE');
     api.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, exposeHeadRoute: false, handler: (request, reply) => mcp.handle(request, reply, principalOf(request)) });

@@ -3,13 +3,14 @@
  * config.json allows) waits for the operator; meanwhile the MCP client hears progress
  * notifications, in both protocol eras. Approved, the call runs and answers; denied, it is a tool
  * error with CONFIRMATION_DENIED and the operator's note. The agent cannot confirm it itself.
+ * A tool's own progress (an MCP server's) reaches the client too, after the wait, still increasing.
  */
 import type { Progress } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalsView, ApprovalView } from '../../shared/approvals';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
-import { waitFor } from '../support/mcp';
+import { fixtureStdio, waitFor, waitForProvider } from '../support/mcp';
 import { connectHttp, type Era, type McpTestClient } from '../support/mcpClient';
 
 let gw: TestGateway;
@@ -19,7 +20,15 @@ const open: McpTestClient[] = [];
 
 beforeAll(async () => {
   target = await startLoopbackServer();
-  gw = await startTestGateway({ config: { httpCheck: { allow: ['127.0.0.1/32'] }, approvals: { timeoutMs: 20_000 } } });
+  gw = await startTestGateway({
+    config: {
+      httpCheck: { allow: ['127.0.0.1/32'] },
+      approvals: { timeoutMs: 20_000 },
+      mcpServers: { fixture: fixtureStdio() },
+      // The fixture's slow tool is read-only; the operator makes it need an approval, to see both phases.
+      toolPolicy: [{ pattern: 'fixture:slow', needConfirm: true }],
+    },
+  });
   agentToken = gw.host.agents.create('mcp-approver').token;
 });
 afterAll(async () => {
@@ -28,19 +37,15 @@ afterAll(async () => {
   await target.close();
 });
 
-/** An agent's client with http_check loaded, and a call of it started with a progress token. */
-async function waitingCall(era: Era, path: string) {
+/** An agent's client with a tool loaded, and a call of it started with a progress token. */
+async function waitingCall(era: Era, path: string, tool = 'builtin:http_check', args: Record<string, unknown> = { url: `${target.url}${path}`, method: 'GET' }) {
   const mcp = await connectHttp(gw.url, agentToken, era);
   open.push(mcp);
-  const found = await mcp.call('capabilities_search', { query: 'http_check' });
-  const reference = found.structuredContent!.items[0].reference;
-  expect(reference.id).toBe('builtin:http_check');
+  const found = await mcp.call('capabilities_search', { query: tool.split(':')[1]! });
+  const reference = found.structuredContent!.items.find((item: { reference: { id: string } }) => item.reference.id === tool).reference;
   await mcp.call('tools_load', { reference });
   const progress: Progress[] = [];
-  const result = mcp.client.callTool(
-    { name: 'capability_call', arguments: { reference, arguments: { url: `${target.url}${path}`, method: 'GET' } } },
-    { onprogress: (update) => void progress.push(update) },
-  );
+  const result = mcp.client.callTool({ name: 'capability_call', arguments: { reference, arguments: args } }, { onprogress: (update) => void progress.push(update) });
   const pending = await waitFor('the call to wait for approval', () => progress.length > 0 ? true : undefined, 10_000).then(pendingApproval);
   return { result, progress, pending };
 }
@@ -66,6 +71,24 @@ describe('an agent’s MCP call that needs confirmation', () => {
     expect(answer.isError).toBeFalsy();
     expect(answer.structuredContent).toMatchObject({ ok: true, taskId: pending.taskId, requestId: pending.requestId, result: { reachable: true, status: 200 } });
     expect(target.hits).toEqual([{ method: 'GET', url: `/approved-${era}` }]);
+  });
+
+  it('hears the wait, then the MCP server’s own progress, as one increasing count', async () => {
+    await waitForProvider(gw.host, 'fixture');
+    const { result, progress, pending } = await waitingCall('legacy', '', 'fixture:slow', { steps: 3, everyMs: 100 });
+    expect((await decide(pending.id, { decision: 'approve', argumentsDigest: pending.argumentsDigest })).status).toBe(200);
+    const answer = await result;
+    expect(answer.isError).toBeFalsy();
+    const waited = progress.filter((update) => update.total === 20_000);
+    const steps = progress.slice(waited.length);
+    expect(waited.length).toBeGreaterThan(0);
+    const floor = waited.at(-1)!.progress + 1;
+    expect(steps.map((update) => [update.progress - floor, update.total! - floor])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(progress.every((update, i) => i === 0 || update.progress > progress[i - 1]!.progress)).toBe(true);
   });
 
   it('denied, it is a tool error with CONFIRMATION_DENIED and the note; nothing ran', async () => {

@@ -15,6 +15,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import type { Principal } from '../../../shared/principal';
+import type { EventBus } from '../../events';
 import { dispatch, type ApiHandlers } from '../api';
 import { sessionFor } from '../principal';
 import { LoadedTools } from './loadedTools';
@@ -32,9 +33,9 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-export function mcpEndpoint(handlers: ApiHandlers): McpEndpoint {
-  const loaded = new LoadedTools();
-  const handler = createMcpHandler(({ era, authInfo }) => createCapstanServer(era, authInfo!.extra!.caller as McpCaller, handlers, loaded), {
+export function mcpEndpoint(handlers: ApiHandlers, events: EventBus): McpEndpoint {
+  const parts = { handlers, events, loaded: new LoadedTools() };
+  const handler = createMcpHandler(({ era, authInfo }) => createCapstanServer(era, authInfo!.extra!.caller as McpCaller, parts), {
     legacy: 'stateless',
   });
 

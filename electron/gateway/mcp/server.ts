@@ -10,14 +10,16 @@
  * wrong and how to recover (re-discover on STALE_CAPABILITY, wait on PROVIDER_UNAVAILABLE). Only
  * what the specification makes a protocol error is one: an unknown tool name (-32602).
  */
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import type { OperationName } from '../../../shared/api';
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
 import type { Principal } from '../../../shared/principal';
+import type { EventBus } from '../../events';
 import type { Logger } from '../../logger';
 import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../api';
 import type { LoadedTools } from './loadedTools';
+import { callProgress } from './progress';
 import { CAPSTAN_TOOL_DESCRIPTORS, CAPSTAN_TOOLS } from './tools';
 
 export const SERVER_INFO = { name: 'capstan', title: 'Capstan', version: '0.1.0' };
@@ -39,6 +41,13 @@ export interface McpCaller {
   log: Logger;
 }
 
+export interface McpServerParts {
+  handlers: ApiHandlers;
+  loaded: LoadedTools;
+  /** For the progress of calls (progress.ts). */
+  events: EventBus;
+}
+
 /** A gateway Capstan-side failure is one of these: the model should rediscover, not retry. */
 const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOUND']);
 
@@ -48,7 +57,7 @@ const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOU
  * called through `capability_call` only; a 2025-era client that keeps a session sees them
  * listed, announced with `notifications/tools/list_changed` on the response that changed it.
  */
-export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller, handlers: ApiHandlers, loaded: LoadedTools): Server {
+export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller, { handlers, loaded, events }: McpServerParts): Server {
   const dynamic = era === 'legacy' && caller.keepsSession;
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic } }, instructions: INSTRUCTIONS });
   const { sessionId } = caller;
@@ -62,25 +71,30 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
     const capstanTool = CAPSTAN_TOOLS.get(name);
     const loadedReference = capstanTool || !dynamic ? undefined : loaded.reference(sessionId, name);
     if (!capstanTool && !loadedReference) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const context = callContext(caller, ctx);
+    const operation = capstanTool?.operation ?? 'callTool';
+    const progress = operation === 'callTool' ? callProgress(ctx, caller.requestId, events) : undefined;
+    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, onWaiting: progress?.onWaiting };
     let listChanged = false;
 
     let reply: Reply<OperationName>;
-    if (loadedReference) {
-      reply = await dispatch(handlers, 'callTool', callByReference(loadedReference, args, caller), context);
-      if (!reply.ok && GONE.has(reply.envelope.error.code)) listChanged = loaded.remove(sessionId, name);
-    } else {
-      const { operation, accepts } = capstanTool!;
-      const unknown = Object.keys(args).find((key) => !accepts.has(key));
-      if (unknown !== undefined) return failure(refusal(new CapstanError('BAD_REQUEST', `${name} takes no argument "${unknown}"`), context));
-      if (operation === 'callTool' && !isObject(args.reference)) return failure(refusal(new CapstanError('ARGUMENT_MISSING', 'reference', { field: 'reference' }), context));
-      const input = operation === 'callTool' ? callByReference(args.reference as CapabilityReference, args.arguments ?? {}, caller) : { ...args, sessionId };
-      reply = await dispatch(handlers, operation, input, context);
-      if (dynamic && reply.ok && operation === 'toolsLoad') listChanged = await remember(reply.value as { taskId: string; reference: CapabilityReference });
+    try {
+      if (loadedReference) {
+        reply = await dispatch(handlers, 'callTool', callByReference(loadedReference, args, caller), context);
+        if (!reply.ok && GONE.has(reply.envelope.error.code)) listChanged = loaded.remove(sessionId, name);
+      } else {
+        const unknown = Object.keys(args).find((key) => !capstanTool!.accepts.has(key));
+        if (unknown !== undefined) return failure(refusal(new CapstanError('BAD_REQUEST', `${name} takes no argument "${unknown}"`), context));
+        if (operation === 'callTool' && !isObject(args.reference)) return failure(refusal(new CapstanError('ARGUMENT_MISSING', 'reference', { field: 'reference' }), context));
+        const input = operation === 'callTool' ? callByReference(args.reference as CapabilityReference, args.arguments ?? {}, caller) : { ...args, sessionId };
+        reply = await dispatch(handlers, operation, input, context);
+        if (dynamic && reply.ok && operation === 'toolsLoad') listChanged = await remember(reply.value as { taskId: string; reference: CapabilityReference });
+      }
+    } finally {
+      progress?.stop();
     }
     if (dynamic && reply.ok) listChanged = loaded.observe(sessionId, (reply.value as { taskId: string }).taskId) || listChanged;
     if (listChanged) await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
-    return reply.ok ? success(reply.value, capstanTool?.operation ?? 'callTool') : failure(reply.envelope);
+    return reply.ok ? success(reply.value, operation) : failure(reply.envelope);
   });
 
   /** Lists a tool tools_load just admitted, described by its contract (one more read through dispatch). */
@@ -94,26 +108,6 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
 
 function callByReference(reference: CapabilityReference, args: unknown, caller: McpCaller) {
   return { tool: isObject(reference) ? reference.id : '', reference, arguments: args, sessionId: caller.sessionId, requestId: caller.requestId };
-}
-
-/**
- * The dispatch context: the caller, and, while an agent's call waits for the operator's
- * approval, progress notifications to a client that asked for them with a progressToken.
- */
-function callContext(caller: McpCaller, ctx: ServerContext): CallContext {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  return {
-    requestId: caller.requestId,
-    log: caller.log,
-    principal: caller.principal,
-    onWaiting:
-      progressToken === undefined
-        ? undefined
-        : (wait) =>
-            void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken, progress: wait.waitedMs, total: wait.timeoutMs, message: wait.message } })
-              .catch(() => undefined),
-  };
 }
 
 /**
