@@ -48,7 +48,7 @@ export interface McpServerParts {
   events: EventBus;
 }
 
-/** A gateway Capstan-side failure is one of these: the model should rediscover, not retry. */
+/** A listed tool whose call fails with one of these is gone from its task: it leaves the list. */
 const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOUND']);
 
 /**
@@ -107,7 +107,7 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
 }
 
 function callByReference(reference: CapabilityReference, args: unknown, caller: McpCaller) {
-  return { tool: isObject(reference) ? reference.id : '', reference, arguments: args, sessionId: caller.sessionId, requestId: caller.requestId };
+  return { tool: reference.id, reference, arguments: args, sessionId: caller.sessionId, requestId: caller.requestId };
 }
 
 /**
