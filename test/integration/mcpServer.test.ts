@@ -58,7 +58,7 @@ afterAll(async () => {
   skills.cleanup();
 });
 
-describe('the discovery flow over Streamable HTTP', () => {
+describe('the discovery flow over Streamable HTTP', { timeout: 60_000 }, () => {
   it('2025 era: list, pages, search, inspect, load, call, a skill, stale references; loaded tools join this client’s tools/list', async () => {
     const path = flowSkill('legacy-drill');
     const mcp = await client('legacy');

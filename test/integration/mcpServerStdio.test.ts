@@ -66,7 +66,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('capstan mcp', () => {
+describe('capstan mcp', { timeout: 60_000 }, () => {
   it('refuses to start without an agent token', () => {
     let failure: { status: number; stderr: string } | undefined;
     try {
