@@ -124,6 +124,12 @@ describe('the discovery flow over Streamable HTTP', { timeout: 60_000 }, () => {
     const listed = await mcp.call('capabilities_list', { limit: 1 });
     expect(listed.isError).toBeFalsy();
     expect(await sessionOf(listed.structuredContent!.taskId)).toMatch(/^operator\/mcp-/);
+    // A call that needs confirmation gets the operator's 428 challenge, which no MCP tool answers.
+    const found = await mcp.call('capabilities_search', { query: 'http_check' });
+    const reference = found.structuredContent!.items[0].reference;
+    await mcp.call('tools_load', { reference });
+    const refused = await mcp.call('capability_call', { reference, arguments: { url: 'http://127.0.0.1:9/', method: 'GET' } });
+    expect(refused).toMatchObject({ isError: true, structuredContent: { error: { code: 'CONFIRMATION_REQUIRED', challenge: { tool: expect.any(String) } } } });
   });
 });
 
