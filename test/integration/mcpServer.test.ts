@@ -156,6 +156,10 @@ describe('the gateway in front of /mcp', () => {
     await answer.body?.cancel();
     const malformed = await post({ authorization: `Bearer ${agentToken}`, 'mcp-session-id': 'no spaces allowed' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(malformed.status).toBe(400);
+    // Ending a session that never ran anything is fine: there is nothing to finish.
+    const ended = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${agentToken}`, 'mcp-session-id': answer.headers.get('mcp-session-id')! } });
+    expect(ended.status).toBe(200);
+    expect(await ended.text()).toBe('');
     const put = await fetch(`${gw.url}/mcp`, { method: 'PUT', headers: { authorization: `Bearer ${agentToken}` } });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');

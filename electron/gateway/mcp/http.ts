@@ -76,7 +76,8 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus): McpEndpoin
   async function endSession(caller: McpCaller, reply: FastifyReply): Promise<FastifyReply> {
     const { sessionId, requestId, log, principal } = caller;
     const finished = await dispatch(handlers, 'taskAction', { action: 'finish', sessionId, message: 'The MCP client ended its session.', outcome: 'succeeded' }, { requestId, log, principal });
-    return reply.code(finished.ok || finished.envelope.error.code.startsWith('TASK_') ? 200 : finished.status).send(finished.ok ? null : finished.envelope);
+    if (finished.ok || finished.envelope.error.code.startsWith('TASK_')) return reply.code(200).send();
+    return reply.code(finished.status).send(finished.envelope);
   }
 }
 
