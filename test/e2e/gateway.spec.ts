@@ -23,6 +23,8 @@ test('the token leaves the address bar once the console has it', async ({ consol
 
 test('when the gateway cannot be reached the console says so, and Retry recovers', async ({ page, capstan, pageProblems }) => {
   pageProblems.allow(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+  // The page itself must load from the gateway, so only the catalog read is refused, the way a
+  // stopped gateway refuses it; the next test stops the real gateway for a call.
   await page.route('**/catalog', (route) => route.abort('connectionrefused'));
   await page.goto(capstan.consoleUrl);
   const alert = page.getByRole('alert');
