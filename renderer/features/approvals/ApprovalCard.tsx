@@ -8,7 +8,7 @@ import { useId, useState } from 'react';
 import type { ApprovalView } from '../../../shared/approvals';
 import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
-import { MutatingBadge, RiskBadge } from '../../ui/badges';
+import { ToolReviewRows } from '../../ui/ToolReviewRows';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
@@ -48,18 +48,7 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
         </span>
       </header>
       <dl className="review">
-        <div className="review__row">
-          <dt>Tool</dt>
-          <dd>
-            <code className="review__tool">{tool.name}</code> <span className="muted">{tool.title}</span>
-          </dd>
-        </div>
-        <div className="review__row">
-          <dt>Risk</dt>
-          <dd>
-            <RiskBadge risk={tool.riskLevel} /> {tool.mutating && <MutatingBadge />}
-          </dd>
-        </div>
+        <ToolReviewRows shownName={tool.name} title={tool.title} riskLevel={tool.riskLevel} mutating={tool.mutating} />
         <div className="review__row">
           <dt>Where</dt>
           <dd>

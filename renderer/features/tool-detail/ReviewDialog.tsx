@@ -5,7 +5,7 @@
  */
 import type { ToolDescriptor } from '../../../shared/api';
 import { useTransport } from '../../api/hooks';
-import { MutatingBadge, RiskBadge } from '../../ui/badges';
+import { ToolReviewRows } from '../../ui/ToolReviewRows';
 import { Dialog } from '../../ui/Dialog';
 import { formatJson } from '../../ui/JsonBlock';
 import { callName } from '../executions/useExecuteTool';
@@ -39,19 +39,8 @@ export function ReviewDialog({ tool, args, onCancel, onConfirm }: ReviewDialogPr
       }
     >
       <dl className="review">
-        <div className="review__row">
-          <dt>Tool</dt>
-          <dd>
-            {/* The name the call is sent with: an MCP tool's full id, so the server is never in doubt. */}
-            <code className="review__tool">{callName(tool)}</code> <span className="muted">{tool.title}</span>
-          </dd>
-        </div>
-        <div className="review__row">
-          <dt>Risk</dt>
-          <dd>
-            <RiskBadge risk={tool.riskLevel} /> {tool.mutating && <MutatingBadge />}
-          </dd>
-        </div>
+        {/* The name the call is sent with: an MCP tool's full id, so the server is never in doubt. */}
+        <ToolReviewRows shownName={callName(tool)} title={tool.title} riskLevel={tool.riskLevel} mutating={tool.mutating} />
         <div className="review__row review__row--block">
           <dt>Arguments, exactly as they will be sent</dt>
           <dd>
