@@ -2,8 +2,8 @@
  * Harn runs in the console's cache: the list of runs (which tasks are Harn runs) and, for each
  * run the page shows, its lines. `harn` events patch both: a run's summary replaces the held one,
  * its lines are merged by `seq` (a streamed message or a tool call's line grows in place) and
- * only the last HARN_UPDATES_KEPT are kept, as on the gateway. An event that skipped lines sends
- * the page to read the run again.
+ * only the last HARN_UPDATES_KEPT are kept, as on the gateway. An event that skipped lines, or
+ * that arrives while the run is being read, sends the page to read the run again.
  */
 import type { QueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
@@ -17,8 +17,18 @@ export const harnKeys = {
 
 export function applyHarnEvent(client: QueryClient, { run, updates, skipped }: z.infer<typeof HarnRunChanged>): void {
   client.setQueryData<HarnRunsView>(harnKeys.runs, (held) => (held ? { runs: [run, ...held.runs.filter((known) => known.taskId !== run.taskId)] } : held));
-  client.setQueryData<HarnRunView>(harnKeys.run(run.taskId), (held) => (held ? { ...held, ...run, ...mergeLines(held, updates) } : held));
-  if (skipped > 0) void client.invalidateQueries({ queryKey: harnKeys.run(run.taskId) });
+  const key = harnKeys.run(run.taskId);
+  // A read of the run that is still on its way may have left the gateway before these lines
+  // existed, and would overwrite them when it lands: drop that read and read again.
+  if (client.getQueryState(key)?.fetchStatus === 'fetching') {
+    void client.cancelQueries({ queryKey: key }).then(() => client.invalidateQueries({ queryKey: key }));
+    return;
+  }
+  if (skipped > 0) {
+    void client.invalidateQueries({ queryKey: key });
+    return;
+  }
+  client.setQueryData<HarnRunView>(key, (held) => (held ? { ...held, ...run, ...mergeLines(held, updates) } : held));
 }
 
 /** The held lines with the new ones merged in by seq, cut to the last HARN_UPDATES_KEPT. */
