@@ -4,6 +4,7 @@
  * run (locked).
  */
 import { useEffect, useId, useRef, useState } from 'react';
+import { setDraft, useDraft } from '../../state/argumentDrafts';
 import { useConsoleUi } from '../../state/uiStore';
 import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge, toolStateLook } from '../../ui/badges';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
@@ -20,7 +21,9 @@ import { hasPolicyOrigin, ToolPolicy } from './ToolPolicy';
 
 export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const { contract: tool, state } = entry;
-  const [formData, setFormData] = useState<unknown>({});
+  // The draft lives in a store, not here, so Re-run (Recent executions) can fill this form.
+  const formData = useDraft(tool.id);
+  const setFormData = (data: unknown) => setDraft(tool.id, toArguments(data));
   const [review, setReview] = useState<Record<string, unknown> | null>(null);
   const execute = useExecuteTool();
   const name = callName(tool);
