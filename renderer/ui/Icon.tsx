@@ -35,6 +35,7 @@ const paths = {
   shield: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6zm-3.5 9 2.5 2.5 4.5-5',
   filter: 'M4 5h16l-6 7v6l-4 2v-8z',
   arrowUp: 'M12 19V5m-6 6 6-6 6 6',
+  download: 'M12 4v11m-5-5 5 5 5-5M5 20h14',
 } as const;
 
 export type IconName = keyof typeof paths;
