@@ -128,6 +128,10 @@ export class Task {
   get context(): CapabilityContext | undefined {
     return this.#run?.context;
   }
+  /** Whether it ever ran: a follow-up cancelled or superseded while it waited did not. */
+  get ran(): boolean {
+    return this.#startedAt !== null;
+  }
   get finalMessage(): string | null {
     return this.#finalMessage;
   }
@@ -211,9 +215,13 @@ export class Session {
 
   /** Drops ended tasks but the last one that ran: the store keeps them. */
   trim(): void {
-    const waiting = this.waiting;
-    const last = this.tasks.findLast((task) => !waiting.includes(task));
+    const last = this.lastRan;
     this.tasks = this.tasks.filter((task) => !isTerminal(task.state) || task === last);
+  }
+
+  /** The active task, or the last one that ended after running: what a task started now succeeds. */
+  get lastRan(): Task | undefined {
+    return this.tasks.findLast((task) => task.ran);
   }
 
   get idle(): boolean {

@@ -84,12 +84,12 @@ export class TaskStore {
     return rows.map((row) => row.session_id);
   }
 
-  /** A session's tasks that have not ended, and its last task, in submission order. */
+  /** A session's tasks that have not ended, and its last task that ran (the next one's predecessor), in submission order. */
   sessionTasks(sessionId: string): TaskRecord[] {
     const rows = this.db
       .prepare(
         `SELECT view, submitted_seq FROM tasks WHERE session_id = ?1 AND (state NOT IN (${TERMINAL})
-           OR submitted_seq = (SELECT MAX(submitted_seq) FROM tasks WHERE session_id = ?1)) ORDER BY submitted_seq`,
+           OR submitted_seq = (SELECT MAX(submitted_seq) FROM tasks WHERE session_id = ?1 AND json_extract(view, '$.view.startedAt') IS NOT NULL)) ORDER BY submitted_seq`,
       )
       .all(sessionId) as unknown as TaskRow[];
     return rows.flatMap((row) => toRecord(row) ?? []);

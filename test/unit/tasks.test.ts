@@ -106,6 +106,42 @@ describe('the task state machine', () => {
     expect(blocked.state).toBe('superseded');
     expect(replacement.state).toBe('running');
   });
+
+  it('supersede discards the waiting follow-ups, and the replacement hands over from the task it replaced', async () => {
+    for (const requiresSuccess of [false, true]) {
+      fixture = await runtimeFixture({ tools: [quickWrite] });
+      const { runtime } = fixture;
+      const active = runtime.start('s', 'active', 'do the thing');
+      await runCall(fixture, active, 'quick_write', 'w-1');
+      const queued = runtime.followUp('s', 'queued', undefined, requiresSuccess);
+      const replacement = await runtime.supersede('s', 'replacement');
+      expect(states([active, queued, replacement]), `requiresSuccess: ${requiresSuccess}`).toEqual(['superseded', 'superseded', 'running']);
+      // The follow-up never ran: it went from queued straight to superseded.
+      expect(transitions(fixture, queued.id)).toEqual(['queued', 'superseded']);
+      expect(replacement.predecessorId).toBe(active.id);
+      expect(replacement.handoff).toMatchObject({ predecessorId: active.id, terminalStatus: 'superseded', callCounts: { ok: 1 } });
+      fixture.close();
+      fixture = undefined;
+    }
+  });
+
+  it('a supersede that replaces a blocked follow-up hands over from the last task that ran, not from the follow-up', async () => {
+    fixture = await runtimeFixture({ tools: [quickWrite] });
+    const { runtime } = fixture;
+    const first = runtime.start('s', 'first');
+    await runCall(fixture, first, 'quick_write', 'w-1');
+    const blocked = runtime.followUp('s', 'dependent', undefined, true);
+    await runtime.finish('s', first.id, 'no luck', 'failed');
+    const replacement = await runtime.supersede('s', 'a better plan');
+    expect(blocked.state).toBe('superseded');
+    expect(replacement.handoff).toMatchObject({ predecessorId: first.id, terminalStatus: 'failed', finalMessage: 'no luck', callCounts: { ok: 1 } });
+    // Nor does a task started later hand over from a follow-up cancelled before it ran.
+    const dropped = runtime.followUp('s', 'dropped', undefined, true);
+    await runtime.finish('s', replacement.id, 'also no luck', 'failed');
+    await runtime.cancel(dropped.id);
+    expect(transitions(fixture, dropped.id)).toEqual(['queued', 'blocked', 'cancelled']);
+    expect(runtime.start('s', 'next').predecessorId).toBe(replacement.id);
+  });
 });
 
 describe('cancellation', () => {
@@ -212,7 +248,8 @@ describe('concurrent actions', () => {
     expect((await read).status).toBe('cancelled');
     expect(task.state).toBe('superseded');
     expect(runtime.view().tasks.filter((t) => ACTIVE_STATES.includes(t.state))).toHaveLength(1);
-    expect([a!.state, b!.state].sort()).toEqual(['queued', 'running']);
+    // The later supersede discarded the earlier one's replacement before it ran.
+    expect([a!.state, b!.state].sort()).toEqual(['running', 'superseded']);
   });
 });
 
@@ -307,9 +344,10 @@ describe('restarts', () => {
     expect(session.unknownOutcomes.map((u) => u.requestId)).toEqual(['w-lost']);
     expect(session.conversation.map((m) => m.text)).toEqual(['Write the report']);
 
-    // A follow-up runs at once, handed off from the last task submitted, which the restart closed.
+    // A follow-up runs at once, handed off from the last task that ran, which the restart closed
+    // (not from the queued one it closed too: that never ran).
     const next = runtime.followUp('s', 'after the restart', undefined, false);
-    expect(next.handoff).toMatchObject({ predecessorId: queued.id, terminalStatus: 'failed' });
+    expect(next.handoff).toMatchObject({ predecessorId: first.id, terminalStatus: 'failed', callCounts: { outcome_unknown: 2 } });
     await expect(runCall(fixture, next, 'quick_write', 'w-blocked')).rejects.toMatchObject({ code: 'MUTATION_BLOCKED' });
     runtime.acknowledge(first.id, 'w-lost');
     expect(await runCall(fixture, next, 'quick_write', 'w-after')).toMatchObject({ status: 'ok' });
