@@ -164,16 +164,22 @@ export class TaskRuntime {
     return task;
   }
 
-  /** Supersede: cancels the active task (or a blocked head), waits for the barrier, then starts the replacement. */
+  /**
+   * Supersede: replaces what the session was doing. The follow-ups waiting behind the active task
+   * are discarded (superseded without running) and the replacement queues first, so the active
+   * task's end cannot run one of them; then the active task is cancelled, and once its barrier
+   * holds the replacement runs, handed over from the task it replaced (with none active, from the
+   * last task that ran). A follow-up submitted meanwhile queues behind the replacement.
+   */
   async supersede(sessionId: string, title: string, input?: string): Promise<Task> {
     const session = this.#session(sessionId);
-    const active = session.active;
-    // A task already stopping (finishing, or cancelled by someone else) is waited for, not cancelled twice.
-    if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#ended(active));
-    const blocked = session.tasks.find((task) => task.state === 'blocked');
-    if (blocked) this.#transition(blocked, 'superseded', 'replaced by a new task');
+    for (const waiting of session.waiting) this.#transition(waiting, 'superseded', 'discarded by a supersede before it ran');
     const task = this.#submit(session, title, input, { requiresSuccess: false, ahead: true });
-    this.#advance(session);
+    const active = session.active;
+    // A task already stopping (finishing, or cancelled by someone else) is waited for, not cancelled twice;
+    // whoever ends it runs the replacement next.
+    if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#ended(active));
+    else this.#advance(session);
     return task;
   }
 
@@ -440,11 +446,12 @@ export class TaskRuntime {
   /**
    * Adds a queued task to the session. A follow-up goes last and succeeds the task submitted
    * before it; a started or superseding task goes ahead of the waiting ones and succeeds the
-   * last task that is not waiting.
+   * last task that ran (the active one, if any): a follow-up cancelled or discarded before it
+   * ran has nothing to hand over.
    */
   #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; ahead: boolean }): Task {
     const waiting = session.waiting;
-    const predecessor = options.ahead ? session.tasks.findLast((t) => !waiting.includes(t)) : session.tasks.at(-1);
+    const predecessor = options.ahead ? session.lastRan : session.tasks.at(-1);
     const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length);
     const at = new Date().toISOString();
     this.#record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, (seq) => {
