@@ -3,7 +3,6 @@
  * `capstan serve`, one hardened window that talks to the host over IPC, and a shutdown that
  * closes the gateway and the store before the app quits.
  */
-import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { IPC_EVENT_CHANNEL } from '../../shared/ipc';
 import type { HttpGateway } from '../gateway/http';
 import { createIpcDispatcher } from '../gateway/ipc';
@@ -13,6 +12,7 @@ import { announce, createLogger, parseServeOptions, startServer } from '../serve
 import { RENDERER_DIR } from './appPage';
 import { notifyApprovals } from './approvalNotice';
 import { confirmWithDialog } from './confirmDialog';
+import type { ElectronApi } from './electronApi';
 import { registerIpc } from './ipcHandlers';
 import { installAppMenu } from './menu';
 import { restrictPermissions } from './permissions';
@@ -21,7 +21,7 @@ import { createMainWindow } from './window';
 export interface Shell {
   host: Host;
   gateway: HttpGateway | undefined;
-  window(): BrowserWindow | undefined;
+  window(): Electron.BrowserWindow | undefined;
   /** Closes the gateway and the host; the app quits once it resolves. */
   shutdown(): Promise<void>;
 }
@@ -31,15 +31,17 @@ export interface Shell {
  * the window is open, or with undefined when another instance already runs or the start failed:
  * a failure, a bad option included, is shown in an error dialog and the app exits with 1.
  */
-export function startApp(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Shell | undefined> {
-  return start(args, env).catch((error: unknown) => {
+export function startApp(electron: ElectronApi, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Shell | undefined> {
+  const { app, dialog } = electron;
+  return start(electron, args, env).catch((error: unknown) => {
     dialog.showErrorBox(`${APP_NAME} could not start`, error instanceof Error ? error.message : String(error));
     app.exit(1);
     return undefined;
   });
 }
 
-async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Shell | undefined> {
+async function start(electron: ElectronApi, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Shell | undefined> {
+  const { app, BrowserWindow, ipcMain, session } = electron;
   const options = parseServeOptions(args, env, { strict: false });
   // The same folder `capstan serve` uses, set before the lock because Chromium locks per folder.
   app.setName(APP_NAME);
@@ -50,7 +52,7 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
   }
 
   const logger = createLogger(options.logLevel);
-  let window: BrowserWindow | undefined;
+  let window: Electron.BrowserWindow | undefined;
   app.on('second-instance', () => {
     if (!window || window.isDestroyed()) return;
     if (window.isMinimized()) window.restore();
@@ -60,7 +62,7 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
 
   // Awaited: the host may load providers asynchronously.
   const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger });
-  registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, confirm: (request) => confirmWithDialog(window, request) }), logger);
+  registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, confirm: (request) => confirmWithDialog(electron.dialog, window, request) }), logger);
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.
   const gateway = await startServer(host, { ...options, logger, rendererDir: RENDERER_DIR, anyPortIfTaken: true }).catch((error: unknown) => {
@@ -70,16 +72,16 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
   // The address only: the token reaches a browser through Help → Copy Browser Console URL.
   if (gateway) announce(gateway, host, { withToken: false });
   app.setAboutPanelOptions({ applicationName: APP_NAME, applicationVersion: app.getVersion() });
-  installAppMenu(gateway?.consoleUrl);
-  window = createMainWindow();
+  installAppMenu(electron, gateway?.consoleUrl);
+  window = createMainWindow(electron);
   // Live events reach whichever window is open now.
   host.events.subscribe((event) => {
     if (window && !window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);
   });
-  notifyApprovals(host.events, () => window);
+  notifyApprovals(electron.Notification, host.events, () => window);
 
   app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) window = createMainWindow();
+    if (BrowserWindow.getAllWindows().length === 0) window = createMainWindow(electron);
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();

@@ -5,18 +5,18 @@
  * arguments may hold anything. Clicking it brings the window forward; once the approval has
  * ended (decided, expired, withdrawn) its notification is taken back.
  */
-import { Notification, type BrowserWindow } from 'electron';
 import type { CapstanEvent } from '../../shared/events';
+import type { ElectronApi } from './electronApi';
 
 interface Events {
   subscribe(listener: (event: CapstanEvent) => void): () => void;
 }
 
 /** Starts notifying; returns the function that stops. Does nothing where the desktop has no notifications. */
-export function notifyApprovals(events: Events, window: () => BrowserWindow | undefined): () => void {
+export function notifyApprovals(Notification: ElectronApi['Notification'], events: Events, window: () => Electron.BrowserWindow | undefined): () => void {
   if (!Notification.isSupported()) return () => undefined;
   // Held until their approval ends: a notification no one references may be collected, and its click lost.
-  const shown = new Map<string, Notification>();
+  const shown = new Map<string, Electron.Notification>();
   return events.subscribe((event) => {
     if (event.type !== 'approval') return;
     const { id, status, principal, tool } = event.approval;
@@ -32,7 +32,7 @@ export function notifyApprovals(events: Events, window: () => BrowserWindow | un
   });
 }
 
-function bringForward(target: BrowserWindow | undefined): void {
+function bringForward(target: Electron.BrowserWindow | undefined): void {
   if (!target || target.isDestroyed()) return;
   if (target.isMinimized()) target.restore();
   target.show();

@@ -1,5 +1,4 @@
 /** The gateway's operations on their IPC channels, answered only for Capstan's own page. */
-import type { IpcMain, IpcMainInvokeEvent } from 'electron';
 import { operations, type OperationName } from '../../shared/api';
 import { ipcChannel } from '../../shared/ipc';
 import type { IpcDispatcher } from '../gateway/ipc';
@@ -7,10 +6,10 @@ import type { Logger } from '../logger';
 import { isAppPage } from './appPage';
 
 /** Only the top frame of Capstan's own page may call; anything else gets FORBIDDEN_ORIGIN. */
-export function registerIpc(ipc: Pick<IpcMain, 'handle'>, dispatcher: IpcDispatcher, logger: Logger): void {
+export function registerIpc(ipc: Pick<Electron.IpcMain, 'handle'>, dispatcher: IpcDispatcher, logger: Logger): void {
   for (const operation of Object.keys(operations) as OperationName[]) {
     const channel = ipcChannel(operation);
-    ipc.handle(channel, async (event: IpcMainInvokeEvent, payload: unknown) => {
+    ipc.handle(channel, async (event: Electron.IpcMainInvokeEvent, payload: unknown) => {
       const frame = event.senderFrame;
       if (!frame || frame.parent !== null || !isAppPage(frame.url)) {
         logger.warn({ channel, senderUrl: frame?.url ?? null }, 'refused IPC from an untrusted frame');

@@ -1,8 +1,10 @@
 /** The application menu: the usual roles, plus a way to the same console in a browser. */
-import { app, clipboard, Menu, type MenuItemConstructorOptions } from 'electron';
+import type { ElectronApi } from './electronApi';
 
-export function installAppMenu(consoleUrl: string | undefined): void {
-  Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate(consoleUrl)));
+type MenuApi = Pick<ElectronApi, 'app' | 'clipboard' | 'Menu'>;
+
+export function installAppMenu(electron: MenuApi, consoleUrl: string | undefined): void {
+  electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(menuTemplate(electron, consoleUrl)));
 }
 
 export interface MenuOptions {
@@ -11,7 +13,11 @@ export interface MenuOptions {
   packaged?: boolean;
 }
 
-export function menuTemplate(consoleUrl: string | undefined, { platform = process.platform, packaged = app.isPackaged }: MenuOptions = {}): MenuItemConstructorOptions[] {
+export function menuTemplate(
+  { app, clipboard }: Omit<MenuApi, 'Menu'>,
+  consoleUrl: string | undefined,
+  { platform = process.platform, packaged = app.isPackaged }: MenuOptions = {},
+): Electron.MenuItemConstructorOptions[] {
   const mac = platform === 'darwin';
   return [
     ...(mac ? [{ role: 'appMenu' } as const] : []),

@@ -1,9 +1,9 @@
 /** The console's window: isolated, sandboxed, without Node, and unable to leave Capstan's page. */
-import { app, BrowserWindow, nativeTheme, type WebContents } from 'electron';
 import { APP_NAME } from '../paths';
 import { INDEX_HTML, PRELOAD_PATH, isAppPage } from './appPage';
+import type { ElectronApi } from './electronApi';
 
-export function createMainWindow(): BrowserWindow {
+export function createMainWindow({ app, BrowserWindow, nativeTheme }: Pick<ElectronApi, 'app' | 'BrowserWindow' | 'nativeTheme'>): Electron.BrowserWindow {
   const window = new BrowserWindow({
     title: APP_NAME,
     width: 1280,
@@ -37,7 +37,7 @@ export function createMainWindow(): BrowserWindow {
 }
 
 /** The page may only reload itself: no navigation elsewhere, no new windows, no webviews. */
-export function hardenContents(contents: WebContents): void {
+export function hardenContents(contents: Electron.WebContents): void {
   contents.on('will-navigate', (event) => {
     if (!isAppPage(event.url)) event.preventDefault();
   });

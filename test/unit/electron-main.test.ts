@@ -1,5 +1,5 @@
 /**
- * The Electron shell, part by part, with `electron` replaced by a fake that records what the shell
+ * The Electron shell, part by part, handed a fake of Electron's API that records what the shell
  * asks of it (in plain fields: Vitest clears mock calls before each test). Importing a shell module
  * starts nothing, so the window, permissions, menu, IPC handlers and preload are each tested on
  * their own; one started app then checks how they are put together. The hosts behind them are real
@@ -19,6 +19,7 @@ import { parse as parseYaml } from 'yaml';
 import { ipcChannels, type CapstanBridge } from '../../shared/ipc';
 import { createIpcDispatcher } from '../../electron/gateway/ipc';
 import { startApp, type Shell } from '../../electron/shell/app';
+import type { ElectronApi } from '../../electron/shell/electronApi';
 import { APP_URL } from '../../electron/shell/appPage';
 import { notifyApprovals } from '../../electron/shell/approvalNotice';
 import { EventBus } from '../../electron/events';
@@ -150,9 +151,12 @@ const fake = await vi.hoisted(async () => {
   };
 });
 
+// The shell is handed the fake (as main.ts hands it Electron); only the preload imports 'electron'.
 vi.mock('electron', () => fake.module);
 
 const { app, BrowserWindow, Notification, dialog, clipboard, ipcRenderer } = fake.module;
+/** The stand-in handed to the shell, as main.ts hands it the real Electron. */
+const electron = fake.module as unknown as ElectronApi;
 type FakeWindow = InstanceType<typeof BrowserWindow>;
 type MenuItem = { label?: string; role?: string; submenu?: MenuItem[]; click?: () => void; enabled?: boolean };
 type Reply = { ok: boolean; value?: never; error?: { code: string; message: string } };
@@ -189,7 +193,7 @@ describe('the window', () => {
   const loadedPath = () => window.loaded[0] ?? '';
 
   beforeAll(() => {
-    window = createMainWindow() as unknown as FakeWindow;
+    window = createMainWindow(electron) as unknown as FakeWindow;
   });
 
   it('runs the page isolated and sandboxed, without Node', () => {
@@ -205,7 +209,7 @@ describe('the window', () => {
     expect(window.options.webPreferences.devTools).toBe(true);
     app.isPackaged = true;
     try {
-      const installed = createMainWindow() as unknown as FakeWindow;
+      const installed = createMainWindow(electron) as unknown as FakeWindow;
       expect(installed.options.webPreferences.devTools).toBe(false);
     } finally {
       app.isPackaged = false;
@@ -328,7 +332,7 @@ describe('approval notifications', () => {
     const window = new BrowserWindow({ webPreferences: {} });
     window.minimized = true;
     const before = Notification.created.length;
-    const stop = notifyApprovals(events, () => window as unknown as ElectronWindow);
+    const stop = notifyApprovals(electron.Notification, events, () => window as unknown as ElectronWindow);
     events.publish({ type: 'approval', approval: approvalView('a1', 'pending') });
     const [notice] = Notification.created.slice(before);
     expect(notice?.showing).toBe(true);
@@ -355,7 +359,7 @@ describe('approval notifications', () => {
     Notification.supported = false;
     try {
       const before = Notification.created.length;
-      notifyApprovals(events, () => undefined);
+      notifyApprovals(electron.Notification, events, () => undefined);
       events.publish({ type: 'approval', approval: approvalView('b1', 'pending') });
       expect(Notification.created.length).toBe(before);
     } finally {
@@ -367,7 +371,7 @@ describe('approval notifications', () => {
 describe('the menu', () => {
   it('has quit, editing, reload, devtools, zoom, window and help, and copies the browser console URL', () => {
     const url = 'http://127.0.0.1:7077/#token=menu';
-    const template = menuTemplate(url, { platform: 'linux', packaged: false }) as MenuItem[];
+    const template = menuTemplate(electron, url, { platform: 'linux', packaged: false }) as MenuItem[];
     const roles = (items: MenuItem[] | undefined): string[] => (items ?? []).flatMap((item) => [item.role ?? '', ...roles(item.submenu)]);
     expect(template.map((item) => item.label ?? item.role)).toEqual(['File', 'editMenu', 'View', 'windowMenu', 'help']);
     expect(roles(template)).toEqual(expect.arrayContaining(['quit', 'reload', 'toggleDevTools', 'resetZoom', 'zoomIn', 'zoomOut', 'about']));
@@ -379,19 +383,19 @@ describe('the menu', () => {
   });
 
   it('follows macOS conventions there, and disables the copy without a gateway', () => {
-    const mac = menuTemplate(undefined, { platform: 'darwin' }) as MenuItem[];
+    const mac = menuTemplate(electron, undefined, { platform: 'darwin' }) as MenuItem[];
     expect(mac[0]).toEqual({ role: 'appMenu' });
     expect(mac.find((item) => item.role === 'help')?.submenu).toEqual([expect.objectContaining({ enabled: false })]);
   });
 
   it('offers DevTools only when the app is not packaged, as its window has none then', () => {
     const roles = (items: MenuItem[] | undefined): string[] => (items ?? []).flatMap((item) => [item.role ?? '', ...roles(item.submenu)]);
-    expect(roles(menuTemplate(undefined, { platform: 'linux', packaged: true }) as MenuItem[])).not.toContain('toggleDevTools');
+    expect(roles(menuTemplate(electron, undefined, { platform: 'linux', packaged: true }) as MenuItem[])).not.toContain('toggleDevTools');
     // Unless told, it asks Electron.
-    expect(roles(menuTemplate(undefined, { platform: 'linux' }) as MenuItem[])).toContain('toggleDevTools');
+    expect(roles(menuTemplate(electron, undefined, { platform: 'linux' }) as MenuItem[])).toContain('toggleDevTools');
     app.isPackaged = true;
     try {
-      expect(roles(menuTemplate(undefined, { platform: 'linux' }) as MenuItem[])).not.toContain('toggleDevTools');
+      expect(roles(menuTemplate(electron, undefined, { platform: 'linux' }) as MenuItem[])).not.toContain('toggleDevTools');
     } finally {
       app.isPackaged = false;
     }
@@ -409,7 +413,7 @@ describe('IPC', () => {
     gateway = await startTestGateway({ config: { httpCheck: { allow: ['127.0.0.1/32'] } } });
     parent = new BrowserWindow({ webPreferences: {} });
     const { host } = gateway;
-    const confirm = (request: Parameters<typeof confirmWithDialog>[1]) => confirmWithDialog(parent as unknown as ElectronWindow, request);
+    const confirm = (request: Parameters<typeof confirmWithDialog>[2]) => confirmWithDialog(electron.dialog, parent as unknown as ElectronWindow, request);
     registerIpc(
       { handle: (channel, handler) => void handlers.set(channel, handler as Handler) },
       createIpcDispatcher({ handlers: host.handlers, logger: host.logger, confirm }),
@@ -613,7 +617,7 @@ describe('the app', () => {
     });
     try {
       // Chromium's own flags share the command line and are left alone.
-      const started = await startApp(['--enable-logging', '--disable-gpu'], env);
+      const started = await startApp(electron, ['--enable-logging', '--disable-gpu'], env);
       if (!started) throw new Error(`the app did not start: ${JSON.stringify(fake.errors)}`);
       shell = started;
     } finally {
@@ -727,7 +731,7 @@ describe('the app', () => {
     const handlersBefore = new Map(fake.handlers);
     app.lockAvailable = false;
     try {
-      expect(await startApp([], env)).toBeUndefined();
+      expect(await startApp(electron, [], env)).toBeUndefined();
     } finally {
       app.lockAvailable = true;
     }
@@ -739,9 +743,9 @@ describe('the app', () => {
   it('refuses a bad option in its error dialog, before touching the data folder', async () => {
     const journalBefore = fake.journal.length;
     app.exit.mockClear();
-    expect(await startApp(['--port', 'seventy'], env)).toBeUndefined();
-    expect(await startApp([], { ...env, CAPSTAN_PORT: 'many' })).toBeUndefined();
-    expect(await startApp([], { ...env, CAPSTAN_TOKEN: 'short-token' })).toBeUndefined();
+    expect(await startApp(electron, ['--port', 'seventy'], env)).toBeUndefined();
+    expect(await startApp(electron, [], { ...env, CAPSTAN_PORT: 'many' })).toBeUndefined();
+    expect(await startApp(electron, [], { ...env, CAPSTAN_TOKEN: 'short-token' })).toBeUndefined();
     expect(fake.errors.slice(-3)).toEqual([
       ['Capstan could not start', '--port must be an integer from 0 to 65535, got "seventy"'],
       ['Capstan could not start', 'CAPSTAN_PORT must be an integer from 0 to 65535, got "many"'],
