@@ -23,6 +23,7 @@ import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { TaskRuntime } from './runtime/runtime';
 import { AgentTokens } from './store/agentTokens';
+import { ExecutionHistory } from './store/executionHistory';
 import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
 import { TaskStore } from './store/taskStore';
@@ -49,6 +50,8 @@ export interface Host {
   agents: AgentTokens;
   /** Agents' calls waiting for the operator; the MCP entry and the Electron shell listen to its events. */
   approvals: Approvals;
+  /** Recent executions: the operator's own calls with their arguments and results (never in the ledger). */
+  history: ExecutionHistory;
   handlers: ApiHandlers;
   logger: Logger;
   /**
@@ -110,6 +113,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   const agents = new AgentTokens(db);
   const approvals = new Approvals({ ledger, timeoutMs: config.approvals.timeoutMs, publish: (approval) => events.publish({ type: 'approval', approval }) });
+  const history = new ExecutionHistory({
+    dataDir,
+    db,
+    log: logger.child({ component: 'executions' }),
+    onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
+  });
   const harn = new HarnRuns({ catalog, tasks, ledger, approvals, config: config.harn, graceMs: config.cancellation.graceMs, events });
   return {
     dataDir,
@@ -123,7 +132,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     agents,
     approvals,
     harn,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), approvals, discovery, tasks, ledger, mcp, agents, harn }),
+    history,
+    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), approvals, discovery, tasks, ledger, mcp, agents, harn, history }),
     logger,
     close: async () => {
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
@@ -131,6 +141,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       // Waiting calls end with the gateway, recorded while the ledger is still open.
       approvals.close();
       ledger.flush();
+      history.close();
       db.close();
       await ending;
     },

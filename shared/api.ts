@@ -27,6 +27,7 @@ import {
 } from './discovery';
 import { HarnRunQuery, HarnRunRequest, HarnRunsView, HarnRunView } from './harn';
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
+import { ExecutionsQuery, ExecutionsView, HistorySettings } from './executions';
 import { McpServerNameInput, McpServersView, SaveMcpServerInput } from './mcp';
 import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
@@ -132,6 +133,11 @@ export const operations = {
   callTool: { method: 'POST', path: '/tools/call', input: ToolCallRequest, output: ToolCallResponse, audience: 'any' },
   getSettings: { method: 'GET', path: '/settings', input: NoInput, output: ConsoleSettings, audience: 'operator' },
   saveSettings: { method: 'PUT', path: '/settings', input: ConsoleSettings, output: ConsoleSettings, audience: 'operator' },
+
+  // Recent executions: the operator's own calls with arguments and results (shared/executions.ts).
+  listExecutions: { method: 'GET', path: '/executions', input: ExecutionsQuery, output: ExecutionsView, audience: 'operator' },
+  clearExecutions: { method: 'DELETE', path: '/executions', input: NoInput, output: ExecutionsView, audience: 'operator' },
+  saveHistorySettings: { method: 'PUT', path: '/executions/settings', input: HistorySettings, output: ExecutionsView, audience: 'operator' },
 
   // The operator's catalog: everything, whatever a task may discover.
   getCatalog: { method: 'GET', path: '/catalog', input: NoInput, output: CatalogView, audience: 'operator' },

@@ -42,7 +42,13 @@ export const ApprovalChanged = z.object({ type: z.literal('approval'), approval:
  */
 export const HarnRunChanged = z.object({ type: z.literal('harn'), run: HarnRunSummary, updates: z.array(HarnUpdate), skipped: z.number().int().nonnegative() });
 
-export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged, HarnRunChanged]);
+/**
+ * Recent executions changed (shared/executions.ts): read `GET /executions?after=` a known
+ * revision; `cleared` says every run before this one is gone. No values ride on the stream.
+ */
+export const ExecutionsChanged = z.object({ type: z.literal('executions'), revision: z.number().int().nonnegative(), cleared: z.boolean() });
+
+export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged, HarnRunChanged, ExecutionsChanged]);
 export type CapstanEvent = z.infer<typeof CapstanEvent>;
 
 /** Where HTTP clients read the event stream (IPC uses IPC_EVENT_CHANNEL from ipc.ts). */

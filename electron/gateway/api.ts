@@ -22,6 +22,7 @@ import type { Ledger } from '../runtime/ledger';
 import { runAs } from '../runtime/principal';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { AgentTokens } from '../store/agentTokens';
+import type { ExecutionHistory } from '../store/executionHistory';
 import type { Database } from '../store/database';
 import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
@@ -49,8 +50,9 @@ export function createApiHandlers(parts: {
   mcp: McpServers;
   harn: HarnRuns;
   agents: AgentTokens;
+  history: ExecutionHistory;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history } = parts;
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
@@ -65,7 +67,14 @@ export function createApiHandlers(parts: {
         .entries()
         .flatMap(({ contract, revoked }) => (contract.kind === 'tool' && !revoked ? [toolDescriptor(contract)] : [])),
     }),
-    callTool: (input, context) => callTool(withinOwnSessions(input, context.principal, tasks), context),
+    callTool: (input, context) => {
+      const call = withinOwnSessions(input, context.principal, tasks);
+      // The operator's own calls are kept in Recent executions (store/executionHistory.ts), arguments and result.
+      return history.track(call, context, () => callTool(call, context), () => catalog.resolveTool(call.tool).contract.id);
+    },
+    listExecutions: async ({ after }) => history.list(after),
+    clearExecutions: async () => history.clear(),
+    saveHistorySettings: async (settings) => history.configure(settings),
     getSettings: async () => readConsoleSettings(db),
     saveSettings: async (input) => writeConsoleSettings(db, input),
 
