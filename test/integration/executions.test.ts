@@ -5,7 +5,8 @@
  * reaches the ledger's database or the log, and the console's Copy as curl text runs as is
  * against a real `capstan serve`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,13 +209,14 @@ describe("the console's Copy as curl and Copy as CLI", () => {
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify(allowTarget()));
     const serve = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'curl-token-0123456789' });
     try {
-      const shell = (script: string) =>
-        execFileSync('sh', ['-c', script], { env: { PATH: process.env.PATH, CAPSTAN_TOKEN: 'curl-token-0123456789' }, encoding: 'utf8', timeout: 20_000 });
-      const plain = JSON.parse(shell(curlCommand({ tool: 'note_add', arguments: { body: "it's a \"note\" for $HOME" }, needsConfirmation: false }, serve.url)));
-      expect(plain).toMatchObject({ ok: true, result: { body: `it's a "note" for $HOME` } });
+      // Asynchronously: the loopback target http_check reaches lives in this process.
+      const shell = async (script: string) =>
+        (await promisify(execFile)('sh', ['-c', script], { env: { PATH: process.env.PATH, CAPSTAN_TOKEN: 'curl-token-0123456789' }, encoding: 'utf8', timeout: 20_000 })).stdout;
+      const plain = JSON.parse(await shell(curlCommand({ tool: 'note_add', arguments: { body: "it's a \"note\" for $HOME" }, needsConfirmation: false }, serve.url)));
+      expect(plain).toMatchObject({ ok: true, result: { title: `it's a "note" for $HOME` } });
 
       const hits = target.hits.length;
-      const confirmed = JSON.parse(shell(curlCommand({ tool: 'http_check', arguments: { url: `${target.url}/from-curl`, method: 'GET' }, needsConfirmation: true }, serve.url)));
+      const confirmed = JSON.parse(await shell(curlCommand({ tool: 'http_check', arguments: { url: `${target.url}/from-curl`, method: 'GET' }, needsConfirmation: true }, serve.url)));
       expect(confirmed).toMatchObject({ ok: true, result: { status: 200 } });
       expect(target.hits.slice(hits)).toEqual([{ method: 'GET', url: '/from-curl' }]);
 
