@@ -8,8 +8,26 @@ export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'ca
 /** A session's active task is in one of these; at most one at a time. */
 export const ACTIVE_STATES: readonly TaskState[] = ['running', 'cancelling', 'quiescing'];
 
-export const CallStatus = z.enum(['ok', 'error', 'refused', 'cancelled', 'outcome_unknown']);
+/**
+ * How a call ended. `confirmation_requested`: it was answered with a confirmation challenge
+ * (CONFIRMATION_REQUIRED) and did not run; the confirmed call that follows is a call of its own.
+ * `refused`: it was stopped before it ran (not granted, mutation blocked, approval denied...).
+ */
+export const CallStatus = z.enum(['ok', 'error', 'refused', 'confirmation_requested', 'cancelled', 'outcome_unknown']);
 export type CallStatus = z.infer<typeof CallStatus>;
+
+/** A count per status; a view stored before a status existed reads it as 0. */
+const count = z.number().int().nonnegative().default(0);
+export const CallCounts = z.object({
+  ok: count,
+  error: count,
+  refused: count,
+  confirmation_requested: count,
+  cancelled: count,
+  outcome_unknown: count,
+} satisfies Record<CallStatus, unknown>);
+export type CallCounts = z.infer<typeof CallCounts>;
+export const noCalls = (): CallCounts => ({ ok: 0, error: 0, refused: 0, confirmation_requested: 0, cancelled: 0, outcome_unknown: 0 });
 
 export const Message = z.object({ role: z.enum(['operator', 'task']), text: z.string(), taskId: z.string(), at: z.string() });
 export type Message = z.infer<typeof Message>;
@@ -19,7 +37,7 @@ export const Handoff = z.object({
   predecessorId: z.string(),
   terminalStatus: TaskState,
   finalMessage: z.string().nullable(),
-  callCounts: z.record(CallStatus, z.number().int()),
+  callCounts: CallCounts,
   /** Only the capability names the successor itself may discover. */
   discoverable: z.array(z.string()),
   /** The session's conversation up to the successor's submission. */
@@ -47,7 +65,7 @@ export const TaskView = z.object({
   finalMessage: z.string().nullable(),
   steers: z.array(z.object({ text: z.string(), at: z.string() })),
   catalogGeneration: z.number().int().nullable(),
-  callCounts: z.record(CallStatus, z.number().int()),
+  callCounts: CallCounts,
   callsInFlight: z.number().int(),
   /** The capability context: what is loaded or activated, and the room left. */
   context: z

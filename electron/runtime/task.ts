@@ -10,6 +10,7 @@ import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import {
   ACTIVE_STATES,
+  noCalls,
   TERMINAL_STATES,
   type CallStatus,
   type Handoff,
@@ -61,7 +62,7 @@ export class Task {
   readonly id: string;
   readonly createdAt: string;
   readonly calls = new Map<string, InFlight>();
-  counts: Record<CallStatus, number> = { ok: 0, error: 0, refused: 0, cancelled: 0, outcome_unknown: 0 };
+  counts: Record<CallStatus, number> = noCalls();
   /** The seq of the entry that submitted it: the session's order of tasks. */
   submittedSeq = 0;
   #steers: { text: string; at: string }[] = [];

@@ -490,11 +490,11 @@ describe('fuzzing the gateway', () => {
   it('leaves a ledger that verifies, and nothing reached past loopback', async () => {
     const verification = (await (await gw.request('/ledger/verify')).json()) as { ok: boolean };
     expect(verification).toMatchObject({ ok: true });
-    // Every http_check call the fuzzer made was refused before it started (428), and is on record as such.
+    // Every http_check call the fuzzer made stopped before it started (428), and is on record as a confirmation request.
     const finished = (await (await gw.request('/ledger?capability=builtin:http_check&kind=call_finished&limit=1000')).json()) as {
       entries: { details: { status: string; code: string } }[];
     };
-    for (const { details } of finished.entries) expect(details).toMatchObject({ status: 'refused', code: 'CONFIRMATION_REQUIRED' });
+    for (const { details } of finished.entries) expect(details).toMatchObject({ status: 'confirmation_requested', code: 'CONFIRMATION_REQUIRED' });
     expect(target.hits).toEqual([]);
   });
 });

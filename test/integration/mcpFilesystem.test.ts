@@ -50,7 +50,7 @@ describe('server-filesystem on a temporary folder', () => {
     const pid = serverPid(gateway.host, 'files');
     process.kill(pid, 'SIGSTOP');
     const call = gateway.call({ ...body, confirmation: challenge.id });
-    await waitFor('the write to start', () => gateway.host.ledger.query({ requestId: 'lost-write', kind: 'call_started' }).find((entry) => !entry.details.refused));
+    await waitFor('the write to start', () => gateway.host.ledger.query({ requestId: 'lost-write', kind: 'call_started' }).find((entry) => !entry.details.confirmationRequested));
     process.kill(pid, 'SIGKILL');
     const { status, body: answer } = await call;
     expect(status).toBe(504);

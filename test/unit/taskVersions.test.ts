@@ -18,7 +18,7 @@ const task = (id: string, version: number, overrides: Partial<TaskView> = {}): T
   finalMessage: null,
   steers: [],
   catalogGeneration: 1,
-  callCounts: { ok: 0, error: 0, refused: 0, cancelled: 0, outcome_unknown: 0 },
+  callCounts: { ok: 0, error: 0, refused: 0, confirmation_requested: 0, cancelled: 0, outcome_unknown: 0 },
   callsInFlight: 0,
   context: null,
   handoff: null,

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../electron/runtime/task';
-import { ACTIVE_STATES, type TaskState } from '../../shared/tasks';
+import { CapstanError } from '../../shared/errors';
+import { ACTIVE_STATES, TaskView, type TaskState } from '../../shared/tasks';
 import { politeRead, quickWrite, runtimeFixture, stubbornWrite, type RuntimeFixture } from '../support/runtime';
 
 let fixture: RuntimeFixture | undefined;
@@ -59,7 +60,7 @@ describe('the task state machine', () => {
       predecessorId: first.id,
       terminalStatus: 'failed',
       finalMessage: 'first done',
-      callCounts: { ok: 1, error: 0, refused: 0, cancelled: 0, outcome_unknown: 0 },
+      callCounts: { ok: 1, error: 0, refused: 0, confirmation_requested: 0, cancelled: 0, outcome_unknown: 0 },
       discoverable: ['test:quick_write'],
       conversation: [expect.objectContaining({ text: 'do the first thing' })],
     });
@@ -188,6 +189,42 @@ describe('cancellation', () => {
     expect(await runCall(fixture!, runtime.start('s', 'after the acknowledgement'), 'quick_write', 'w-2')).toMatchObject({ status: 'ok' });
     expect(fixture!.ledger.query({ kind: 'acknowledgement' })).toMatchObject([{ requestId: 'w-1', capability: 'test:stubborn_write' }]);
     expect(() => runtime.acknowledge(task.id, 'w-1')).toThrow(expect.objectContaining({ code: 'NOTHING_TO_ACKNOWLEDGE' }));
+  });
+});
+
+describe('call statuses', () => {
+  it('counts a confirmation round trip as a confirmation request, not a refusal, before and after a restart', async () => {
+    fixture = await runtimeFixture({ tools: [quickWrite] });
+    const task = fixture.runtime.start('s', 'confirmations');
+    const { contract, tool } = fixture.catalog.resolveTool('quick_write');
+    const call = (requestId: string, confirm: () => Record<string, unknown>) =>
+      fixture!.runtime.runCall(task.running(), { requestId, capability: contract.id, mutating: true, timeoutMs: 5_000, confirm }, (signal) =>
+        tool.definition.run({}, { signal, requestId }),
+      );
+    const refuse = (code: 'CONFIRMATION_REQUIRED' | 'CONFIRMATION_DENIED') => () => {
+      throw new CapstanError(code, 'not confirmed');
+    };
+    // The HTTP round trip: a challenge, then the same call confirmed; and an approval the operator denied.
+    await expect(call('asked', refuse('CONFIRMATION_REQUIRED'))).rejects.toMatchObject({ code: 'CONFIRMATION_REQUIRED' });
+    expect(await call('confirmed', () => ({ challengeId: 'c-1' }))).toMatchObject({ status: 'ok' });
+    await expect(call('denied', refuse('CONFIRMATION_DENIED'))).rejects.toMatchObject({ code: 'CONFIRMATION_DENIED' });
+    const counts = { ok: 1, error: 0, refused: 1, confirmation_requested: 1, cancelled: 0, outcome_unknown: 0 };
+    expect(task.view().callCounts).toEqual(counts);
+    expect(fixture.ledger.query({ requestId: 'asked' }).map((entry) => entry.details)).toEqual([
+      { confirmationRequested: true },
+      { status: 'confirmation_requested', code: 'CONFIRMATION_REQUIRED', durationMs: 0 },
+    ]);
+    expect(fixture.ledger.query({ requestId: 'denied', kind: 'call_finished' })[0]!.details).toMatchObject({ status: 'refused', code: 'CONFIRMATION_DENIED' });
+
+    await fixture.runtime.finish('s', task.id, 'done', 'succeeded');
+    const next = fixture.runtime.followUp('s', 'next', undefined, false);
+    expect(next.handoff?.callCounts).toEqual(counts);
+    await fixture.ledger.durable();
+    fixture = await fixture.restart();
+    expect(fixture.runtime.get(task.id).view().callCounts).toEqual(counts);
+    // A view stored before confirmation requests had a count of their own reads it as none.
+    const { confirmation_requested: _new, ...before } = counts;
+    expect(TaskView.parse({ ...task.view(), callCounts: before }).callCounts.confirmation_requested).toBe(0);
   });
 });
 
