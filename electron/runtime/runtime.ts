@@ -355,11 +355,18 @@ export class TaskRuntime {
     });
   }
 
-  /** A call refused before it could start (grant, mutation gate, confirmation...): both ends on record. */
+  /**
+   * A call that did not start, both ends on record: refused (grant, mutation gate, a denied or
+   * expired approval...), or answered with a confirmation challenge (CONFIRMATION_REQUIRED, the
+   * HTTP round trip), which is no refusal: the same call comes back confirmed and runs, so it is
+   * counted apart, as a confirmation request.
+   */
   #refuse(task: Task, requestId: string, capability: string, code: string): void {
-    this.#record(task, { kind: 'call_started', requestId, capability, details: { refused: true } });
-    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: 'refused' satisfies CallStatus, code, durationMs: 0 } }, () => {
-      task.counts.refused += 1;
+    const status: CallStatus = code === 'CONFIRMATION_REQUIRED' ? 'confirmation_requested' : 'refused';
+    const started = status === 'refused' ? { refused: true } : { confirmationRequested: true };
+    this.#record(task, { kind: 'call_started', requestId, capability, details: started });
+    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status, code, durationMs: 0 } }, () => {
+      task.counts[status] += 1;
     });
   }
 
