@@ -9,12 +9,16 @@ const text = (value: unknown) => (value === undefined || value === null ? '' : S
 const digest = (label: string, value: unknown) => (typeof value === 'string' ? `${label} ${shortHash(value, 8)}` : '');
 const join = (...parts: string[]) => parts.filter((part) => part !== '').join(' · ');
 const seconds = (ms: unknown) => (typeof ms === 'number' ? `${Math.round(ms / 100) / 10} s` : '?');
+/** A call answered with a confirmation challenge (428) was not refused; entries from before it had a status of its own say `refused` with the code. */
+const confirmationRequest = (d: LedgerEntry['details']) => d.status === 'confirmation_requested' || (d.status === 'refused' && d.code === 'CONFIRMATION_REQUIRED');
 
 export function entrySummary({ kind, details: d }: LedgerEntry): string {
   switch (kind) {
     case 'call_started':
+      if (d.confirmationRequested) return 'asked for a confirmation; did not run';
       return d.refused ? 'refused before it ran' : join(d.mutating ? 'mutating' : 'read', digest('args', d.argumentsDigest));
     case 'call_finished':
+      if (confirmationRequest(d)) return join('confirmation requested', text(d.code));
       return join(text(d.status), text(d.code), typeof d.durationMs === 'number' ? `${d.durationMs} ms` : '', digest('result', d.resultDigest));
     case 'task_transition':
       return join(`${text(d.from) || 'new'} → ${text(d.to)}`, d.title ? `“${text(d.title)}”` : '', text(d.reason));
@@ -47,6 +51,7 @@ export function principalTitle(principal: string | null): string {
 
 /** How the entry went, for its row's edge: a call's status, or the state a transition reached. */
 export function entryTone({ kind, details }: LedgerEntry): 'ok' | 'bad' | 'warn' | 'plain' {
+  if (kind === 'call_finished' && confirmationRequest(details)) return 'plain';
   const status = kind === 'call_finished' ? details.status : kind === 'task_transition' ? details.to : undefined;
   if (status === 'ok' || status === 'succeeded') return 'ok';
   if (status === 'error' || status === 'failed' || status === 'outcome_unknown') return 'bad';
