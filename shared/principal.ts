@@ -14,8 +14,15 @@ export const SYSTEM = 'system';
 export type AgentPrincipal = `agent:${string}`;
 export type Principal = typeof OPERATOR | typeof SYSTEM | AgentPrincipal;
 
-/** Agent names follow the capability-name pattern: 1-128 of [A-Za-z0-9_.-]. */
-export const AgentName = z.string().regex(CAPABILITY_NAME_PATTERN, 'must be 1-128 of [A-Za-z0-9_.-]');
+/**
+ * Agent names use the capability-name characters, at most 64 of them: an agent's session ids
+ * (`agent:<name>/mcp-<22 characters>`) must stay within the 128 characters every session id may have.
+ */
+export const AGENT_NAME_MAX = 64;
+export const AgentName = z
+  .string()
+  .max(AGENT_NAME_MAX, `must be 1-${AGENT_NAME_MAX} of [A-Za-z0-9_.-]`)
+  .regex(CAPABILITY_NAME_PATTERN, `must be 1-${AGENT_NAME_MAX} of [A-Za-z0-9_.-]`);
 
 export const agentPrincipal = (name: string): AgentPrincipal => `agent:${name}`;
 export const isAgent = (principal: string | null | undefined): principal is AgentPrincipal => principal?.startsWith('agent:') === true;

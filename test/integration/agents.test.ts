@@ -97,7 +97,9 @@ describe('agent tokens made by the CLI against a running gateway', () => {
     expect((await api(again, 'GET', '/tools')).status).toBe(200);
     expect((await api(token, 'GET', '/tools')).status).toBe(401);
     expect(await capstan('token', 'create', '--name', 'ci-bot')).toMatchObject({ code: 1, stderr: expect.stringContaining('AGENT_EXISTS') });
-    expect(await capstan('token', 'create', '--name', 'no spaces')).toMatchObject({ code: 2, stderr: expect.stringContaining('1-128 of [A-Za-z0-9_.-]') });
+    expect(await capstan('token', 'create', '--name', 'no spaces')).toMatchObject({ code: 2, stderr: expect.stringContaining('1-64 of [A-Za-z0-9_.-]') });
+    // 64 characters at most, so that its MCP clients' session ids stay within 128.
+    expect(await capstan('token', 'create', '--name', 'a'.repeat(65))).toMatchObject({ code: 2, stderr: expect.stringContaining('1-64 of [A-Za-z0-9_.-]') });
     expect(await capstan('token', 'revoke', 'nobody')).toMatchObject({ code: 1, stderr: expect.stringContaining('AGENT_NOT_FOUND') });
   }, 180_000);
 });

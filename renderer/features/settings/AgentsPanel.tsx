@@ -5,7 +5,7 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import type { CreatedAgent } from '../../../shared/agents';
-import { CAPABILITY_NAME_PATTERN } from '../../../shared/capability';
+import { AGENT_NAME_MAX, AgentName } from '../../../shared/principal';
 import { toErrorBody } from '../../api/errors';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorNotice } from '../../ui/ErrorNotice';
@@ -37,7 +37,7 @@ export function AgentsPanel({ onDone }: { onDone(): void }) {
 /** What is wrong with a name, checked in the page as the gateway checks it. */
 function nameProblem(name: string): string | undefined {
   if (name === '') return 'Give the agent a name.';
-  if (!CAPABILITY_NAME_PATTERN.test(name)) return 'Use 1–128 letters, digits, “_”, “.” or “-”, without spaces.';
+  if (!AgentName.safeParse(name).success) return `Use 1–${AGENT_NAME_MAX} letters, digits, “_”, “.” or “-”, without spaces.`;
   return undefined;
 }
 
