@@ -47,11 +47,31 @@ export const LedgerQuery = z.strictObject({
   /** `operator`, `agent:<name>` or `system`. */
   principal: z.string().max(200).optional(),
   kind: LedgerKind.optional(),
+  /**
+   * How taskId, requestId, capability and principal match: `exact` (the default) or `contains`,
+   * any part of the value, ASCII letters in either case (what the console sends as the operator
+   * types a fragment of an id). The kind always matches exactly.
+   */
+  match: z.enum(['exact', 'contains']).optional(),
   /** Only entries with a greater sequence number. */
   after: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().positive().max(MAX_LEDGER_PAGE).optional(),
 });
 export type LedgerQuery = z.infer<typeof LedgerQuery>;
+
+export type LedgerMatch = NonNullable<LedgerQuery['match']>;
+
+/** The id fields a text filter applies to, in the order the console shows them. */
+export const LEDGER_TEXT_FIELDS = ['requestId', 'taskId', 'capability', 'principal'] as const;
+
+/** Lower-cases ASCII letters only, as SQLite's lower() does, so the gateway and the console agree on `contains`. */
+export const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+/** Whether an entry's field matches a filter value; GET /ledger applies the same rule in SQL (runtime/ledger.ts). */
+export function ledgerValueMatches(value: string | null, wanted: string, match: LedgerMatch = 'exact'): boolean {
+  if (value === null) return false;
+  return match === 'exact' ? value === wanted : asciiLower(value).includes(asciiLower(wanted));
+}
 
 export const LedgerPage = z.object({ entries: z.array(LedgerEntry), lastSeq: z.number().int().nonnegative() });
 

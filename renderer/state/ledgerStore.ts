@@ -6,18 +6,23 @@
  */
 import { create } from 'zustand';
 import type { ErrorBody } from '../../shared/api';
-import type { LedgerEntry, LedgerKind } from '../../shared/ledger';
+import { LEDGER_TEXT_FIELDS, ledgerValueMatches, type LedgerEntry, type LedgerKind, type LedgerMatch } from '../../shared/ledger';
 
 /** Entries kept in memory; older ones stay in the gateway's ledger, readable with a filter or `capstan ledger export`. */
 export const MAX_KEPT_ENTRIES = 5_000;
 
-/** Exact matches, as the gateway's GET /ledger applies them; an absent field matches everything. */
+/**
+ * What the Ledger view shows, as the gateway's GET /ledger applies it; an absent field matches
+ * everything. The id fields match exactly (a link from an entry or a call), or, with `match:
+ * 'contains'`, any part of the value (what the operator types).
+ */
 export interface LedgerFilter {
   taskId?: string;
   requestId?: string;
   capability?: string;
   principal?: string;
   kind?: LedgerKind;
+  match?: LedgerMatch;
 }
 
 export const FILTER_FIELDS = ['taskId', 'requestId', 'capability', 'principal', 'kind'] as const;
@@ -25,10 +30,11 @@ export const FILTER_FIELDS = ['taskId', 'requestId', 'capability', 'principal', 
 export const isEmptyFilter = (filter: LedgerFilter) => FILTER_FIELDS.every((field) => filter[field] === undefined);
 
 export const matchesFilter = (entry: LedgerEntry, filter: LedgerFilter) =>
-  FILTER_FIELDS.every((field) => filter[field] === undefined || entry[field] === filter[field]);
+  (filter.kind === undefined || entry.kind === filter.kind) &&
+  LEDGER_TEXT_FIELDS.every((field) => filter[field] === undefined || ledgerValueMatches(entry[field], filter[field], filter.match));
 
 /** Two filters asking for the same entries have the same key. */
-export const filterKey = (filter: LedgerFilter) => JSON.stringify(FILTER_FIELDS.map((field) => filter[field] ?? null));
+export const filterKey = (filter: LedgerFilter) => JSON.stringify([...FILTER_FIELDS.map((field) => filter[field] ?? null), filter.match ?? 'exact']);
 
 /**
  * Merges two lists sorted by seq into one, without duplicates, keeping the newest `max`. Live

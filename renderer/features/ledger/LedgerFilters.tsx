@@ -1,31 +1,39 @@
 /**
- * The Ledger view's filters: exact task, requestId, capability, principal and kind, as GET /ledger takes
- * them. Text fields apply on Enter (or Apply), the kind at once. The form starts from the
- * filter in force, so a requestId chosen in Recent executions shows up here.
+ * The Ledger view's filters: task, requestId, capability, principal and kind, as GET /ledger
+ * takes them. What the operator types matches any part of an id (`match: 'contains'`) and
+ * applies as they type, once they pause (Enter applies at once); the kind applies when chosen.
+ * A filter set from elsewhere (a requestId chosen in Recent executions, a link in an entry)
+ * matches whole ids, and shows up here as it is.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { LedgerKind } from '../../../shared/ledger';
 import { useCatalog } from '../../api/hooks';
-import { FILTER_FIELDS, isEmptyFilter, type LedgerFilter } from '../../state/ledgerStore';
+import { FILTER_FIELDS, filterKey, isEmptyFilter, type LedgerFilter } from '../../state/ledgerStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { Icon } from '../../ui/Icon';
+import { ExportLedger } from './ExportLedger';
 
 type TextField = Exclude<(typeof FILTER_FIELDS)[number], 'kind'>;
 
+/** How long typing may pause before the filter applies: one request per pause, not per key. */
+export const TYPING_PAUSE_MS = 250;
+
 const textFields: { field: TextField; label: string; placeholder: string }[] = [
-  { field: 'requestId', label: 'requestId', placeholder: 'tool-registry-…' },
-  { field: 'taskId', label: 'Task', placeholder: 'task-…' },
+  { field: 'requestId', label: 'requestId', placeholder: 'any part of it' },
+  { field: 'taskId', label: 'Task', placeholder: 'task-… or any part' },
   { field: 'capability', label: 'Capability', placeholder: 'builtin:time_now' },
   { field: 'principal', label: 'Principal', placeholder: 'agent:…' },
 ];
 
-/** Blank fields are no filter. */
-function cleaned(filter: LedgerFilter): LedgerFilter {
+/** Blank fields are no filter; a filter without text fields has no match mode. */
+export function cleaned(filter: LedgerFilter): LedgerFilter {
   const result: LedgerFilter = {};
   for (const field of FILTER_FIELDS) {
     const value = filter[field]?.trim();
     if (value) Object.assign(result, { [field]: value });
   }
+  const hasText = textFields.some(({ field }) => result[field] !== undefined);
+  if (hasText && filter.match === 'contains') result.match = 'contains';
   return result;
 }
 
@@ -42,23 +50,44 @@ export function LedgerFilters() {
   const capabilities = useCatalog().data?.capabilities;
   const ids = { kind: useId(), list: useId(), text: { requestId: useId(), taskId: useId(), capability: useId(), principal: useId() } };
 
-  const apply = (next: LedgerFilter) => setFilter(cleaned(next));
+  const apply = (next: LedgerFilter) => {
+    const wanted = cleaned(next);
+    // The same entries asked again would only restart the search.
+    if (filterKey(wanted) !== filterKey(useConsoleUi.getState().ledgerFilter)) setFilter(wanted);
+  };
+
+  // Typing applies after a pause; a newer keystroke restarts the wait, Enter or a kind skips it.
+  const typing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(typing.current), []);
+  const applySoon = (next: LedgerFilter) => {
+    clearTimeout(typing.current);
+    typing.current = setTimeout(() => apply(next), TYPING_PAUSE_MS);
+  };
+  const applyNow = (next: LedgerFilter) => {
+    clearTimeout(typing.current);
+    apply(next);
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    apply(draft);
+    applyNow(draft);
   };
 
   return (
-    <form className="ledger-filters" onSubmit={submit} aria-label="Ledger filters">
+    <form className="ledger-filters" onSubmit={submit} aria-label="Ledger filters" role="search">
       {textFields.map(({ field, label, placeholder }) => (
         <div key={field} className="ledger-filters__field">
           <label htmlFor={ids.text[field]}>{label}</label>
           <input
             id={ids.text[field]}
             className="input"
+            type="search"
             value={draft[field] ?? ''}
             placeholder={placeholder}
-            onChange={(event) => setDraft({ ...draft, [field]: event.target.value })}
+            onChange={(event) => {
+              const next = { ...draft, [field]: event.target.value, match: 'contains' as const };
+              setDraft(next);
+              applySoon(next);
+            }}
             list={field === 'capability' ? ids.list : undefined}
             spellCheck={false}
             autoComplete="off"
@@ -79,7 +108,7 @@ export function LedgerFilters() {
           onChange={(event) => {
             const next = { ...draft, kind: event.target.value === '' ? undefined : (event.target.value as LedgerKind) };
             setDraft(next);
-            apply(next);
+            applyNow(next);
           }}
         >
           <option value="">Every kind</option>
@@ -95,9 +124,18 @@ export function LedgerFilters() {
           <Icon name="filter" />
           Apply
         </button>
-        <button type="button" className="button button--quiet" onClick={() => apply({})} disabled={isEmptyFilter(filter) && isEmptyFilter(cleaned(draft))}>
+        <button
+          type="button"
+          className="button button--quiet"
+          onClick={() => {
+            setDraft({});
+            applyNow({});
+          }}
+          disabled={isEmptyFilter(filter) && isEmptyFilter(cleaned(draft))}
+        >
           Clear
         </button>
+        <ExportLedger filter={filter} />
       </div>
     </form>
   );

@@ -14,8 +14,8 @@ const FIRST_WINDOW = 5_000;
 
 export async function latestMatching(transport: ConsoleTransport, filter: LedgerFilter, signal?: AbortSignal): Promise<LedgerEntry[]> {
   const { lastSeq } = await transport.getLedger({ limit: 1 }, { signal });
-  // A requestId names one call: its few entries are cheapest found from the start.
-  let window = filter.requestId !== undefined ? lastSeq : FIRST_WINDOW;
+  // A whole requestId names one call: its few entries are cheapest found from the start, by its index.
+  let window = filter.requestId !== undefined && filter.match !== 'contains' ? lastSeq : FIRST_WINDOW;
   for (;;) {
     const from = Math.max(0, lastSeq - window);
     const found = await readForward(transport, filter, from, signal);
