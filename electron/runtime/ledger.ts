@@ -17,7 +17,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import type { LedgerEntry, LedgerKind, LedgerProblem, LedgerQuery, LedgerVerification } from '../../shared/ledger';
+import { asciiLower, type LedgerEntry, type LedgerKind, type LedgerProblem, type LedgerQuery, type LedgerVerification } from '../../shared/ledger';
 import type { Principal } from '../../shared/principal';
 import { canonicalJson } from '../catalog/digest';
 import type { Database } from '../store/database';
@@ -222,16 +222,19 @@ export class Ledger {
   query(filter: LedgerQuery = {}): LedgerEntry[] {
     const where: string[] = ['seq > ?'];
     const params: (string | number)[] = [filter.after ?? 0];
-    const add = (column: string, value: string | undefined) => {
+    const contains = filter.match === 'contains';
+    const add = (column: string, value: string | undefined, anyPart = contains) => {
       if (value === undefined) return;
-      where.push(`${column} = ?`);
-      params.push(value);
+      // instr, not LIKE: the operator's `%` or `_` is a character to find, not a wildcard.
+      // SQLite's lower() folds ASCII only, as asciiLower does for the console's own matching.
+      where.push(anyPart ? `instr(lower(${column}), ?) > 0` : `${column} = ?`);
+      params.push(anyPart ? asciiLower(value) : value);
     };
     add('task_id', filter.taskId);
     add('request_id', filter.requestId);
     add('capability', filter.capability);
     add('principal', filter.principal);
-    add('kind', filter.kind);
+    add('kind', filter.kind, false);
     params.push(filter.limit ?? DEFAULT_PAGE);
     const rows = this.db.prepare(`SELECT * FROM ledger WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...params) as unknown as Row[];
     return rows.map(toEntry);
