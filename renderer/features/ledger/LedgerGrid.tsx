@@ -4,13 +4,14 @@
  * reads further down, rows arriving on top push the scroll position down by their height, so
  * what they are reading stays put, and a button says how many arrived.
  *
- * Keyboard: the grid is one Tab stop; arrows, Page Up/Down, Home and End move the focused
- * row (aria-activedescendant); Enter opens it.
+ * Keyboard: the grid is one Tab stop; focusing it marks the first row in view, then arrows,
+ * Page Up/Down, Home and End move the focused row (aria-activedescendant); Enter opens it.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LedgerEntry } from '../../../shared/ledger';
-import { clockTime, shortHash, shortTaskId } from '../../ui/format';
+import { dateClockTime, shortHash } from '../../ui/format';
+import { IdText } from '../../ui/IdText';
 import { Icon } from '../../ui/Icon';
 import { entrySummary, entryTone, principalTitle } from './entrySummary';
 
@@ -116,6 +117,10 @@ export function LedgerGrid({ entries, viewKey, onOpen }: LedgerGridProps) {
       aria-activedescendant={activeRendered ? `${rowIdPrefix}-${focusedSeq}` : undefined}
       tabIndex={0}
       onKeyDown={onKeyDown}
+      // Focus arriving by Tab lands on a row at once, so the operator sees where the arrows start.
+      onFocus={(event) => {
+        if (event.target === event.currentTarget && focusedIndex === -1 && count > 0) setFocusedSeq(at(virtualizer.getVirtualItems()[0]?.index ?? 0)?.seq ?? null);
+      }}
     >
       <div role="rowgroup" className="ledger-grid__head">
         <div role="row" className="ledger-row ledger-row--head" aria-rowindex={1}>
@@ -191,7 +196,7 @@ function LedgerRow({ id, entry, rowIndex, top, focused, onClick }: LedgerRowProp
         {entry.seq}
       </span>
       <span role="gridcell" className="ledger-cell ledger-cell--time" title={entry.at}>
-        {clockTime(entry.at)}
+        <time dateTime={entry.at}>{dateClockTime(entry.at)}</time>
       </span>
       <span role="gridcell" className="ledger-cell ledger-cell--kind">
         {entry.kind}
@@ -199,14 +204,14 @@ function LedgerRow({ id, entry, rowIndex, top, focused, onClick }: LedgerRowProp
       <span role="gridcell" className="ledger-cell ledger-cell--mono" title={principalTitle(entry.principal)}>
         {entry.principal ?? '—'}
       </span>
-      <span role="gridcell" className="ledger-cell" title={entry.capability ?? undefined}>
-        {entry.capability ?? '—'}
+      <span role="gridcell" className="ledger-cell">
+        {entry.capability ? <IdText id={entry.capability} /> : '—'}
       </span>
-      <span role="gridcell" className="ledger-cell ledger-cell--mono" title={entry.requestId ?? undefined}>
-        {entry.requestId ?? '—'}
+      <span role="gridcell" className="ledger-cell ledger-cell--mono">
+        {entry.requestId ? <IdText id={entry.requestId} /> : '—'}
       </span>
-      <span role="gridcell" className="ledger-cell ledger-cell--mono" title={entry.taskId ?? undefined}>
-        {entry.taskId ? shortTaskId(entry.taskId) : '—'}
+      <span role="gridcell" className="ledger-cell ledger-cell--mono">
+        {entry.taskId ? <IdText id={entry.taskId} /> : '—'}
       </span>
       <span role="gridcell" className="ledger-cell ledger-cell--summary" title={summary}>
         {summary}

@@ -3,7 +3,7 @@
  * shortened: they are evidence to compare, not to read; the entry's drawer shows them whole.
  */
 import type { LedgerEntry } from '../../../shared/ledger';
-import { shortHash } from '../../ui/format';
+import { formatDuration, shortHash } from '../../ui/format';
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 const digest = (label: string, value: unknown) => (typeof value === 'string' ? `${label} ${shortHash(value, 8)}` : '');
@@ -19,7 +19,7 @@ export function entrySummary({ kind, details: d }: LedgerEntry): string {
       return d.refused ? 'refused before it ran' : join(d.mutating ? 'mutating' : 'read', digest('args', d.argumentsDigest));
     case 'call_finished':
       if (confirmationRequest(d)) return join('confirmation requested', text(d.code));
-      return join(text(d.status), text(d.code), typeof d.durationMs === 'number' ? `${d.durationMs} ms` : '', digest('result', d.resultDigest));
+      return join(text(d.status), text(d.code), typeof d.durationMs === 'number' ? formatDuration(d.durationMs) : '', digest('result', d.resultDigest));
     case 'task_transition':
       return join(`${text(d.from) || 'new'} → ${text(d.to)}`, d.title ? `“${text(d.title)}”` : '', text(d.reason));
     case 'cancellation':
