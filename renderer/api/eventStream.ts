@@ -53,22 +53,33 @@ export interface EventStreamOptions {
   onRefused?(): void;
 }
 
-/** Opens the stream and keeps it open until the returned function is called. */
-export function openEventStream({ url, token, onMessage, onOpen, onDrop, onRefused }: EventStreamOptions): () => void {
+export interface EventStream {
+  /** Closes the stream for good. */
+  stop(): void;
+  /** Ends the wait before the next attempt, and the backoff: the operator asked to retry now. */
+  reconnectNow(): void;
+}
+
+/** Opens the stream and keeps it open until it is stopped. */
+export function openEventStream({ url, token, onMessage, onOpen, onDrop, onRefused }: EventStreamOptions): EventStream {
   const controller = new AbortController();
   const { signal } = controller;
+  let attempt = 0;
+  let wake: (() => void) | null = null;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => {
+      const done = () => {
         clearTimeout(timer);
+        wake = null;
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+      signal.addEventListener('abort', done, { once: true });
     });
 
   const run = async () => {
-    let attempt = 0;
     let everOpened = false;
     while (!signal.aborted) {
       try {
@@ -105,5 +116,11 @@ export function openEventStream({ url, token, onMessage, onOpen, onDrop, onRefus
     }
   };
   void run();
-  return () => controller.abort();
+  return {
+    stop: () => controller.abort(),
+    reconnectNow: () => {
+      attempt = 0;
+      wake?.();
+    },
+  };
 }

@@ -16,7 +16,7 @@ import {
 import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
 import type { CapstanBridge } from '../../shared/ipc';
 import { ApiError, consoleError } from './errors';
-import { openEventStream } from './eventStream';
+import { openEventStream, type EventStream } from './eventStream';
 
 export interface RequestOptions {
   /** Aborts the request over HTTP (a superseded search); over IPC the answer is only ignored. */
@@ -51,6 +51,8 @@ export interface ConsoleTransport extends ConsoleApi {
    * page can never confirm on the operator's behalf.
    */
   callConfirmed(request: ToolCallRequest): Promise<ToolCallResponse>;
+  /** A dropped event stream tries again now rather than after its backoff (the operator's Retry now). */
+  reconnectNow(): void;
 }
 
 declare global {
@@ -103,6 +105,7 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
     ...everyOperation(invoke),
     kind: 'ipc',
     callConfirmed: (request) => invoke('callTool', request),
+    reconnectNow: () => undefined,
     // IPC does not drop while the window lives, so there is nothing to reconnect.
     subscribe: (listener, { onStatus } = {}) => {
       const stop = bridge.onEvent((payload) => {
@@ -145,11 +148,13 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
     throw consoleError('INTERNAL_ERROR', `HTTP ${response.status} from the gateway, without an error envelope`);
   };
   const callTool = (request: ToolCallRequest) => send('callTool', request);
+  const streams = new Set<EventStream>();
   return {
     ...everyOperation(send),
     kind: 'http',
-    subscribe: (listener, { onReconnect, onStatus } = {}) =>
-      openEventStream({
+    reconnectNow: () => streams.forEach((stream) => stream.reconnectNow()),
+    subscribe: (listener, { onReconnect, onStatus } = {}) => {
+      const stream = openEventStream({
         url: new URL(EVENTS_PATH, baseUrl).href,
         token,
         onOpen: (reconnected) => {
@@ -168,7 +173,13 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
           const event = knownEvent(payload);
           if (event) listener(event);
         },
-      }),
+      });
+      streams.add(stream);
+      return () => {
+        streams.delete(stream);
+        stream.stop();
+      };
+    },
     // The operator confirmed in the page: answer the gateway's challenge, once.
     callConfirmed: async (request): Promise<ToolCallResponse> => {
       try {

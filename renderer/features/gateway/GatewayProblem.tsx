@@ -4,10 +4,12 @@
  * Each needs a different next step, so each says its own.
  */
 import type { ErrorBody } from '../../../shared/api';
+import { useTransport } from '../../api/hooks';
 import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 
 export function GatewayProblem({ problem, onRetry, retrying }: { problem: ErrorBody; onRetry(): void; retrying: boolean }) {
+  const transport = useTransport();
   if (problem.code === 'UNAUTHORIZED') {
     return (
       <div className="gateway-problem" role="alert" data-error-code={problem.code}>
@@ -26,6 +28,11 @@ export function GatewayProblem({ problem, onRetry, retrying }: { problem: ErrorB
       <Icon name="alert" className="gateway-problem__icon" />
       <h2>{unreachable ? 'Cannot reach the Capstan gateway' : 'The console could not load the catalog'}</h2>
       <p>{errorText(problem)}</p>
+      {unreachable && (
+        <p className="muted">
+          <code>GATEWAY_UNREACHABLE</code> is this console&apos;s own finding: no answer came back. The gateway never sends it.
+        </p>
+      )}
       <p className="muted">
         {unreachable ? (
           <>
@@ -35,8 +42,16 @@ export function GatewayProblem({ problem, onRetry, retrying }: { problem: ErrorB
           <>The gateway answered, but with this error. Retry once its cause is fixed.</>
         )}
       </p>
-      <button type="button" className="button button--primary" onClick={onRetry} disabled={retrying}>
-        {retrying ? 'Retrying…' : 'Retry'}
+      <button
+        type="button"
+        className="button button--primary"
+        onClick={() => {
+          transport.reconnectNow();
+          onRetry();
+        }}
+        disabled={retrying}
+      >
+        {retrying ? 'Retrying…' : 'Retry now'}
       </button>
     </div>
   );

@@ -12,6 +12,7 @@ import { useConsoleUi } from '../../state/uiStore';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
 import { latestMatching } from './latestMatching';
+import { useReconnects } from '../gateway/reachability';
 import { LedgerEntryDrawer } from './LedgerEntryDrawer';
 import { LedgerFilters } from './LedgerFilters';
 import { LedgerGrid } from './LedgerGrid';
@@ -28,6 +29,9 @@ export function LedgerView() {
   const key = filterKey(filter);
   const unfiltered = isEmptyFilter(filter);
 
+  // Reached again after losing the gateway: ask again, so a failed answer's error clears.
+  const reconnects = useReconnects();
+
   // A new filter: show the matches held here at once, and ask the gateway for the newest matches.
   useEffect(() => {
     const ledger = useLedger.getState();
@@ -43,7 +47,7 @@ export function LedgerView() {
       },
     );
     return () => controller.abort();
-  }, [filter, transport]);
+  }, [filter, transport, reconnects]);
 
   const current = filtered?.key === key ? filtered : null;
   const entries = unfiltered ? held : (current?.entries ?? held.filter((entry) => matchesFilter(entry, filter)));

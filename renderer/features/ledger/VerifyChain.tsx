@@ -4,6 +4,8 @@
  * missing or tampered checkpoint) and where.
  */
 import { useMutation } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { useReconnects } from '../gateway/reachability';
 import { useTransport } from '../../api/hooks';
 import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
@@ -13,6 +15,15 @@ import { LEDGER_PROBLEM_NAMES } from '../../../shared/ledger';
 export function VerifyChain() {
   const transport = useTransport();
   const verify = useMutation({ mutationFn: () => transport.verifyLedger(undefined) });
+  // A verdict read before the gateway went away may no longer hold (it may have restarted on other files).
+  const reconnects = useReconnects();
+  const { reset } = verify;
+  const seen = useRef(reconnects);
+  useEffect(() => {
+    if (seen.current === reconnects) return;
+    seen.current = reconnects;
+    reset();
+  }, [reconnects, reset]);
   const result = verify.data;
   return (
     <div className="verify-chain">
