@@ -7,6 +7,7 @@ import { toErrorBody } from './api/errors';
 import { ActivityDock } from './features/dock/ActivityDock';
 import { DiagnosticsButton } from './features/diagnostics/DiagnosticsButton';
 import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
+import { ConnectionBanner } from './features/gateway/ConnectionBanner';
 import { GatewayProblem } from './features/gateway/GatewayProblem';
 import { RecentExecutions } from './features/executions/RecentExecutions';
 import { InspectDrawer } from './features/inspect/InspectDrawer';
@@ -21,7 +22,6 @@ import { SkillDetail } from './features/skill-detail/SkillDetail';
 import { ToolDetail } from './features/tool-detail/ToolDetail';
 import { useConsoleUi } from './state/uiStore';
 import { useLiveUpdates } from './useLiveUpdates';
-import { errorText } from './ui/errorText';
 import { Icon } from './ui/Icon';
 import { Logo } from './ui/Logo';
 
@@ -61,18 +61,7 @@ export function App() {
 
       {entries && whitelist ? (
         <>
-          {error && (
-            <div className="banner" role="alert">
-              <Icon name="alert" />
-              <span>
-                {error.code === 'GATEWAY_UNREACHABLE' ? 'Lost contact with the gateway' : 'Could not refresh the catalog'} ({errorText(error)}).
-                Showing the catalog as last received.
-              </span>
-              <button type="button" className="button button--small" onClick={retry} disabled={registry.isFetching}>
-                Retry
-              </button>
-            </div>
-          )}
+          <ConnectionBanner error={error ?? null} onRetry={retry} retrying={registry.isFetching} />
           <main className="workspace">
             <RegistryPane entries={entries} byId={byId} providers={providers} />
             <div className="workspace__side">
