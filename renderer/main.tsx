@@ -13,8 +13,10 @@ import { TransportContext } from './api/hooks';
 import { ApiError } from './api/errors';
 import { createTransport } from './api/transport';
 import { App } from './App';
+import { watchReachability } from './features/gateway/reachability';
 
-const transport = createTransport();
+// Every request and the event stream tell the page whether its gateway answers (Execute, the banner).
+const transport = watchReachability(createTransport());
 
 // react-query hands answers to React in a batch it runs on a timer by default. A microtask
 // still batches, and lets a search answer reach the screen in the frame it arrived in, instead
