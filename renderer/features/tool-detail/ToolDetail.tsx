@@ -11,6 +11,7 @@ import { ErrorBoundary } from '../../ui/ErrorBoundary';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { callName, useExecuteTool, useToolRunning } from '../executions/useExecuteTool';
+import { useGatewayReachable } from '../gateway/reachability';
 import { CapabilityHeader } from '../registry/CapabilityHeader';
 import { unavailabilityText } from '../registry/availability';
 import { ownStateLook } from '../registry/StateBadge';
@@ -28,6 +29,8 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const execute = useExecuteTool();
   const name = callName(tool);
   const running = useToolRunning(name);
+  // No call leaves while the gateway is known to be unreachable; the banner above says so.
+  const reachable = useGatewayReachable();
   const openSettings = useConsoleUi((ui) => ui.setSettingsOpen);
   const openPanel = useConsoleUi((ui) => ui.openPanel);
   const unavailableId = useId();
@@ -40,6 +43,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   }, []);
 
   const submit = (data: unknown) => {
+    if (!reachable) return;
     const args = toArguments(data);
     // One call at a time per tool, so a double press cannot run a mutating tool twice.
     if (state === 'executable' && !running) void execute(name, args, { confirmed: false });
@@ -126,7 +130,8 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
               <button
                 type="submit"
                 className={`button button--primary ${state === 'locked' ? 'button--warning' : ''}`}
-                aria-disabled={state === 'executable' && running}
+                aria-disabled={(state === 'executable' && running) || !reachable}
+                title={reachable ? undefined : 'The gateway cannot be reached: calls are off until it answers'}
               >
                 <Icon name={state === 'locked' ? 'lock' : 'play'} />
                 {state === 'locked' ? 'Review and run' : running ? 'Running…' : 'Execute'}
