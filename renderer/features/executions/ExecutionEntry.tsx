@@ -4,16 +4,13 @@ import type { Execution } from '../../state/executionsStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { CopyButton } from '../../ui/CopyButton';
 import { errorText } from '../../ui/errorText';
-import { shortTaskId } from '../../ui/format';
+import { formatDuration, shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
 import { readErrorContent, readMcpResult } from '../results/mcpContent';
 import { ResultContent } from '../results/ResultContent';
 import { RunningCall } from './RunningCall';
 import { VerifyEvidence } from './VerifyEvidence';
-
-/** Whole milliseconds read best; below 10 ms a decimal still says something. */
-const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
 
 function Status({ execution }: { execution: Execution }) {
   if (execution.status === 'running') {
