@@ -6,13 +6,17 @@ import { Ajv, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { fieldName, NOT_ACCEPTED, schemaDialect, UNREAD_DIALECT, unescapePointer, type SchemaDialect } from '../../shared/argumentRules';
 import { CAPABILITY_NAME_PATTERN, capabilityId, type SkillContract, type ToolContract } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import { sha256Hex } from './digest';
 import type { SkillSource } from './provider';
 import type { ToolDefinition } from './tool';
 
-/** Capstan's own schemas: strict JSON Schema 2020-12, an unknown keyword is a mistake. */
+/**
+ * Capstan's own schemas: strict JSON Schema 2020-12, an unknown keyword is a mistake. The
+ * formats are ajv-formats' full set, which the console checks with too (shared/argumentRules.ts).
+ */
 export function createSchemaCompiler(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allErrors: false, useDefaults: false });
   addFormats.default(ajv);
@@ -30,14 +34,14 @@ export class ExternalSchemaCompilers {
 
   compile(schema: Record<string, unknown>): ValidateFunction {
     const declared = typeof schema.$schema === 'string' ? schema.$schema : undefined;
-    const dialect = dialectOf(declared);
-    if (!dialect) throw new Error(`$schema "${declared}" is not a dialect Capstan reads (draft-04, -06, -07, 2019-09, 2020-12)`);
+    const dialect = schemaDialect(declared);
+    if (!dialect) throw new Error(UNREAD_DIALECT(declared));
     // Draft-04 and -06 read as draft-07, their nearest compiler; the schema itself is kept as sent.
     const { $schema: _dropped, ...rest } = schema;
     return this.#compiler(dialect).compile(dialect === 'draft-07' && !declared?.includes('draft-07') ? rest : schema);
   }
 
-  #compiler(dialect: Dialect): Ajv | Ajv2019 | Ajv2020 {
+  #compiler(dialect: SchemaDialect): Ajv | Ajv2019 | Ajv2020 {
     let compiler = this.#compilers.get(dialect);
     if (!compiler) {
       const options: Options = { strict: false, allErrors: false, useDefaults: false, addUsedSchema: false, logger: false };
@@ -47,16 +51,6 @@ export class ExternalSchemaCompilers {
     }
     return compiler;
   }
-}
-
-type Dialect = 'draft-07' | '2019-09' | '2020-12';
-
-/** No `$schema` means 2020-12, the MCP specification's default dialect. */
-function dialectOf(declared: string | undefined): Dialect | undefined {
-  if (declared === undefined || declared.includes('2020-12')) return '2020-12';
-  if (declared.includes('2019-09')) return '2019-09';
-  if (/draft-0[467]\b/.test(declared)) return 'draft-07';
-  return undefined;
 }
 
 /** SHA-256 of the contract's canonical JSON (RFC 8785): any change to it changes the hash. */
@@ -118,7 +112,11 @@ export function skillContract(provider: string, source: SkillSource): SkillContr
   return { ...source.contract, id: capabilityId(provider, source.contract.name), provider, kind: 'skill' };
 }
 
-/** Checks call arguments against the contract's schema, raising the seed's error codes. */
+/**
+ * Checks call arguments against the contract's schema, raising the seed's error codes. The
+ * console runs the same check before it sends (renderer/features/tool-detail/argumentCheck.ts),
+ * naming fields the same way.
+ */
 export function assertValidArguments(tool: Pick<CompiledTool, 'validateArguments'>, args: Record<string, unknown>): void {
   if (tool.validateArguments(args)) return;
   const [error] = tool.validateArguments.errors ?? [];
@@ -129,15 +127,13 @@ function argumentError(error: ErrorObject | undefined): CapstanError {
   if (!error) return new CapstanError('ARGUMENT_INVALID', 'arguments do not match the input schema');
   const path = error.instancePath.split('/').slice(1).map(unescapePointer);
   if (error.keyword === 'required') {
-    const field = [...path, (error.params as { missingProperty: string }).missingProperty].join('.');
-    return new CapstanError('ARGUMENT_MISSING', `${field}`, { field });
+    const field = fieldName([...path, (error.params as { missingProperty: string }).missingProperty]);
+    return new CapstanError('ARGUMENT_MISSING', field, { field });
   }
   if (error.keyword === 'additionalProperties') {
-    const field = [...path, (error.params as { additionalProperty: string }).additionalProperty].join('.');
-    return new CapstanError('ARGUMENT_INVALID', `${field} is not an accepted argument`, { field });
+    const field = fieldName([...path, (error.params as { additionalProperty: string }).additionalProperty]);
+    return new CapstanError('ARGUMENT_INVALID', `${field} ${NOT_ACCEPTED}`, { field });
   }
-  const field = path.join('.') || '(arguments)';
+  const field = fieldName(path);
   return new CapstanError('ARGUMENT_INVALID', `${field} ${error.message ?? 'is invalid'}`, { field });
 }
-
-const unescapePointer = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
