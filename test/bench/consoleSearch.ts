@@ -3,6 +3,9 @@
  * list painted. Every number is taken inside the page: the keydown event's timestamp, a
  * MutationObserver waiting for the list to say it answers the new query (`data-results-for`),
  * then the next frame (requestAnimationFrame, then a task, which runs once that frame is painted).
+ * Also what crosses the wire: the size of each search answer, and what one catalog change costs
+ * (a capability revoked by another client: the `catalog` event on the stream, and any `GET /catalog`
+ * the page makes because of it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,8 +15,9 @@ import { chromium } from '@playwright/test';
 import { syntheticCatalog, syntheticQueries } from './syntheticCatalog';
 
 const SKILLS = 10_000;
-const QUERIES = 30;
-const WARM_UP = 3;
+/** Enough samples for a p95 that is not one unlucky keystroke: 5% of 200 is ten. */
+const QUERIES = 200;
+const WARM_UP = 5;
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** The synthetic corpus as SKILL.md folders; names repeat across synthetic providers, so keep the first of each. */
@@ -71,6 +75,32 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Reads the gateway's event stream from Node and counts the bytes of each `catalog` event until stopped. */
+function watchCatalogEvents(origin: string, token: string) {
+  const controller = new AbortController();
+  const sizes: number[] = [];
+  const done = (async () => {
+    const response = await fetch(`${origin}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done: ended } = await reader.read();
+      if (ended) return;
+      buffer += value;
+      const blocks = buffer.split('\n\n');
+      buffer = blocks.pop() ?? '';
+      for (const block of blocks) if (block.startsWith('event: catalog\n')) sizes.push(Buffer.byteLength(block));
+    }
+  })().catch(() => {});
+  return {
+    sizes,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
 export async function benchConsoleSearch(cli: string) {
   const root = await mkdtemp(join(tmpdir(), 'capstan-bench-console-'));
   const skillsDir = join(root, 'skills');
@@ -91,24 +121,63 @@ export async function benchConsoleSearch(cli: string) {
     await page.locator('.tool-list__row').first().waitFor();
     const firstListMs = Date.now() - navigationStart;
 
+    // The size of every answer the page reads, by path.
+    const bodies: { path: string; bytes: number }[] = [];
+    page.on('requestfinished', (request) => {
+      void request.sizes().then(
+        (sizes) => bodies.push({ path: new URL(request.url()).pathname, bytes: sizes.responseBodySize }),
+        () => {},
+      );
+    });
+
     const queries = syntheticQueries(QUERIES + WARM_UP, 11);
     const samples: number[] = [];
+    const answerBytes: number[] = [];
     for (const [index, query] of queries.entries()) {
       // Type all but the last character, let the list settle, then time the last keystroke.
       await search.fill(query.slice(0, -1));
       await settled(query.slice(0, -1));
       await page.evaluate(`(${ARM_MEASUREMENT})(${JSON.stringify(query.trim())})`);
+      const answered = page.waitForEvent('requestfinished', { predicate: (request) => new URL(request.url()).searchParams.get('query') === query.trim(), timeout: 5_000 });
       await search.press(query.at(-1)!);
       const ms = await page.evaluate<number>('window.__capstanKeystroke');
-      if (index >= WARM_UP) samples.push(ms);
+      const request = await answered.catch(() => undefined);
+      if (index >= WARM_UP) {
+        samples.push(ms);
+        if (request) answerBytes.push((await request.sizes()).responseBodySize);
+      }
     }
     samples.sort((a, b) => a - b);
+    answerBytes.sort((a, b) => a - b);
 
     const rowsInDom = await page.locator('.tool-list__row').count();
     const tools = Number(await page.locator('[data-count="total"]').textContent());
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('HeapProfiler.collectGarbage');
     const heap = await cdp.send('Runtime.getHeapUsage');
+
+    // One catalog change with the page open: another client revokes one capability.
+    await search.fill('');
+    await settled('');
+    const { origin } = new URL(serve.consoleUrl);
+    const token = decodeURIComponent(new URL(serve.consoleUrl).hash.replace(/^#token=/, ''));
+    const stream = watchCatalogEvents(origin, token);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    bodies.length = 0;
+    const changedAt = Date.now();
+    const revoked = await fetch(`${origin}/catalog/revoked`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'builtin:time_now', revoked: true }),
+    });
+    if (!revoked.ok) throw new Error(`POST /catalog/revoked answered ${revoked.status}`);
+    await revoked.arrayBuffer();
+    await page.locator('[data-count="revoked"]', { hasText: '1' }).waitFor({ timeout: 120_000 });
+    const changeShownMs = Date.now() - changedAt;
+    // Whatever the page reads because of the change has had time to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await stream.stop();
+    const catalogReads = bodies.filter((body) => body.path === '/catalog');
 
     return {
       capabilities: written + tools,
@@ -119,6 +188,14 @@ export async function benchConsoleSearch(cli: string) {
       firstListMs,
       heapMB: heap.usedSize / 2 ** 20,
       rowsInDom,
+      searchAnswer: { p50Bytes: percentile(answerBytes, 50), maxBytes: answerBytes.at(-1) ?? 0 },
+      catalogChange: {
+        shownMs: changeShownMs,
+        eventBytes: stream.sizes.reduce((a, b) => a + b, 0),
+        events: stream.sizes.length,
+        catalogReads: catalogReads.length,
+        catalogReadBytes: catalogReads.reduce((a, b) => a + b.bytes, 0),
+      },
     };
   } finally {
     await browser.close();
