@@ -14,12 +14,23 @@ const wanted = (name: string) => only.length === 0 || only.includes(name);
 
 if (wanted('search')) {
   const search = benchSearch();
-  console.log(`\nSearch: ${search.count} synthetic capabilities, ${search.queries} queries × 5 rounds, mean ${fixed(search.meanMatches, 0)} matches per query`);
-  console.table({
-    'lexical-v1': { 'build ms': fixed(search.lexical.buildMs), 'heap MB': fixed(search.lexical.heapMB), 'p50 ms': fixed(search.lexical.p50Ms, 3), 'p99 ms': fixed(search.lexical.p99Ms, 3) },
-    MiniSearch: { 'build ms': fixed(search.minisearch.buildMs), 'heap MB': fixed(search.minisearch.heapMB), 'p50 ms': fixed(search.minisearch.p50Ms, 3), 'p99 ms': fixed(search.minisearch.p99Ms, 3) },
+  console.log(
+    `\nSearch: ${search.count} synthetic capabilities, ${search.queries} queries × ${search.rounds} rounds interleaved, mean ${fixed(search.meanMatches, 0)} matches per query (MiniSearch ${fixed(search.miniMeanMatches, 0)})`,
+  );
+  const row = (engine: typeof search.lexical) => ({
+    'build ms': fixed(engine.buildMs),
+    'heap MB': fixed(engine.heapMB),
+    'full list p50 ms': fixed(engine.full.p50Ms, 3),
+    'full list p99 ms': fixed(engine.full.p99Ms, 3),
+    [`first ${search.page} p50 ms`]: fixed(engine.page.p50Ms, 3),
+    [`first ${search.page} p99 ms`]: fixed(engine.page.p99Ms, 3),
   });
-  console.log(`p99 ratio lexical-v1/MiniSearch: ${fixed(search.lexical.p99Ms / search.minisearch.p99Ms, 2)}; p50 ratio: ${fixed(search.lexical.p50Ms / search.minisearch.p50Ms, 2)}`);
+  console.table({ 'lexical-v1': row(search.lexical), MiniSearch: row(search.minisearch) });
+  const ratio = (a: number, b: number) => fixed(a / b, 2);
+  console.log(
+    `lexical-v1/MiniSearch, full list: p50 ${ratio(search.lexical.full.p50Ms, search.minisearch.full.p50Ms)}, p99 ${ratio(search.lexical.full.p99Ms, search.minisearch.full.p99Ms)}; ` +
+      `first ${search.page}: p50 ${ratio(search.lexical.page.p50Ms, search.minisearch.page.p50Ms)}, p99 ${ratio(search.lexical.page.p99Ms, search.minisearch.page.p99Ms)}`,
+  );
 }
 
 if (wanted('gateway')) {
@@ -104,7 +115,14 @@ if (wanted('mcp-server')) {
 
 if (wanted('console')) {
   const ui = await benchConsoleSearch(cli);
+  const kb = (bytes: number) => `${fixed(bytes / 1024)} KB`;
   console.log(`\nConsole in Chromium: ${ui.capabilities} capabilities, keystroke in the search box → updated list painted, ${ui.queries} queries`);
   console.table({ 'keystroke → paint': { 'p50 ms': fixed(ui.p50Ms), 'p95 ms': fixed(ui.p95Ms), 'max ms': fixed(ui.maxMs) } });
   console.log(`first list painted ${fixed(ui.firstListMs, 0)} ms after navigation; page JS heap ${fixed(ui.heapMB)} MB; ${ui.rowsInDom} rows in the DOM`);
+  console.log(`search answers: p50 ${kb(ui.searchAnswer.p50Bytes)}, largest ${kb(ui.searchAnswer.maxBytes)}`);
+  const change = ui.catalogChange;
+  console.log(
+    `one capability revoked by another client: shown after ${fixed(change.shownMs, 0)} ms; ${change.events} catalog event(s), ${kb(change.eventBytes)}; ` +
+      `${change.catalogReads} GET /catalog read(s), ${kb(change.catalogReadBytes)}`,
+  );
 }
