@@ -106,16 +106,53 @@ export const SkillsActivateOutput = z.discriminatedUnion('status', [
 /** The operator's console sees the whole catalog, whatever a task may discover. */
 export const CatalogView = z.object({
   catalogGeneration: z.number().int(),
+  /** Providers still reading their first contents at start (`skills`); a `loaded` catalog event follows each. */
+  loading: z.array(z.string()).optional(),
   capabilities: z.array(CatalogEntry),
   providers: z.array(ProviderInfo),
   diagnostics: z.array(Diagnostic),
 });
 export type CatalogView = z.infer<typeof CatalogView>;
 
-export const CatalogSearchInput = z.strictObject({ query: z.string().max(1000) });
+/** The operator's search pages: 100 hits unless asked otherwise, at most 500. */
+export const CATALOG_SEARCH_PAGE = 100;
+export const MAX_CATALOG_SEARCH_PAGE = 500;
+
+/** The console's risk filter (shared/policy.ts's ToolFilter). */
+export const RiskFilter = z.enum(['all', 'low-risk', 'confirm']);
+
+/**
+ * `GET /catalog/search`: one page of the lexical-v1 ranking over the whole catalog, narrowed by
+ * the console's filters, with the counts a list needs (its length, each facet's), so a client
+ * holds only the hits it shows and pages in more as the operator scrolls.
+ */
+export const CatalogSearchInput = z.strictObject({
+  query: z.string().max(1000),
+  /** Risk filter, default `all`. */
+  filter: RiskFilter.optional(),
+  kind: CapabilityKind.optional(),
+  provider: z.string().max(128).optional(),
+  /** Where the page starts in the filtered ranking (default 0). */
+  offset: z.coerce.number().int().nonnegative().max(1_000_000).optional(),
+  limit: z.coerce.number().int().positive().max(MAX_CATALOG_SEARCH_PAGE).optional(),
+});
+export type CatalogSearchInput = z.input<typeof CatalogSearchInput>;
+const count = z.number().int().nonnegative();
 export const CatalogSearchOutput = z.object({
   analyzer: z.literal(SEARCH_ANALYZER),
+  /** The catalog the page was ranked in; pages are ranked as each is asked, and a catalog event says to ask again. */
   catalogGeneration: z.number().int(),
+  /** Lexical matches, before any filter (0: no lexical match). */
+  matches: count,
+  /** Hits after every filter: the length of the list this page is part of. */
+  total: count,
+  /**
+   * How many hits each facet value would give, with every other filter applied: kinds under the
+   * risk filter and the provider, providers under the risk filter and the kind.
+   */
+  facets: z.object({ kinds: z.object({ tool: count, skill: count }), providers: z.array(z.object({ provider: z.string(), count })) }),
+  offset: count,
+  /** Best first, ties by canonical id: hits `offset` to `offset + limit` of the filtered ranking. */
   hits: z.array(z.object({ id: z.string(), score: z.number(), matched: z.array(MatchedField) })),
 });
 export type CatalogSearchOutput = z.infer<typeof CatalogSearchOutput>;
@@ -123,3 +160,28 @@ export type CatalogSearchOutput = z.infer<typeof CatalogSearchOutput>;
 export const DiagnosticsOutput = z.object({ diagnostics: z.array(Diagnostic) });
 export const ProviderEnabledInput = z.strictObject({ provider: z.string().min(1).max(128), enabled: z.boolean() });
 export const CapabilityRevokedInput = z.strictObject({ id: z.string().min(1).max(300), revoked: z.boolean() });
+
+/** A skill's SKILL.md body, as activation would hand it to a model, and what that costs (the operator's Skill view). */
+export const SkillTextInput = z.strictObject({ id: z.string().min(1).max(300) });
+export const SkillText = z.object({
+  id: z.string(),
+  path: z.string(),
+  /** The body after the frontmatter, exactly as read (untrusted text: show it with shared/visibleText.ts). */
+  body: z.string(),
+  bodyHash: z.string(),
+  /** What activating it admits into a task's context: the body counted with the o200k_base tokenizer, as admission counts it. */
+  tokens: z.number().int().nonnegative(),
+});
+export type SkillText = z.infer<typeof SkillText>;
+
+/** The lines around a diagnostic's line in its skill file; only a file and line a current diagnostic names are read. */
+export const DiagnosticExcerptInput = z.strictObject({ path: z.string().min(1).max(4096), line: z.coerce.number().int().positive() });
+export const DiagnosticExcerpt = z.object({
+  path: z.string(),
+  line: z.number().int(),
+  /** The 1-based number of the first line in `lines`. */
+  firstLine: z.number().int().positive(),
+  /** At most 7 lines of at most 241 characters, control and bidirectional characters made visible. */
+  lines: z.array(z.string()).max(7),
+});
+export type DiagnosticExcerpt = z.infer<typeof DiagnosticExcerpt>;

@@ -1,0 +1,26 @@
+/**
+ * Untrusted text (a skill file, a diagnostic's excerpt) made safe to show: what a text viewer or
+ * a terminal would act on rather than show is replaced by a visible stand-in, so a hostile file
+ * cannot rearrange (bidirectional overrides), hide (zero-width characters) or drive (escape
+ * sequences) what the operator reads.
+ */
+
+/** C0 controls but tab, DEL, C1 controls, zero-width and bidirectional format characters, BOM. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const EVERY = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+// eslint-disable-next-line no-control-regex -- as above
+const WITHOUT_NEWLINE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+
+/**
+ * Replaces what a text viewer would act on with what shows it: C0 controls but tab as their
+ * Control Pictures (␛ for ESC), DEL as ␡, C1 controls and bidirectional and invisible format
+ * characters as `\u{…}`. Tabs (and, when asked, newlines) and the text's own letters stay.
+ */
+export function visibleText(text: string, { keepNewlines = false } = {}): string {
+  return text.replace(keepNewlines ? WITHOUT_NEWLINE : EVERY, (char) => {
+    const code = char.codePointAt(0)!;
+    if (code < 0x20) return String.fromCodePoint(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    return `\\u{${code.toString(16).toUpperCase()}}`;
+  });
+}
