@@ -18,10 +18,14 @@ import {
   CatalogSearchInput,
   CatalogSearchOutput,
   CatalogView,
+  DiagnosticExcerpt,
+  DiagnosticExcerptInput,
   DiagnosticsOutput,
   ProviderEnabledInput,
   SkillsActivateInput,
   SkillsActivateOutput,
+  SkillText,
+  SkillTextInput,
   ToolsLoadInput,
   ToolsLoadOutput,
 } from './discovery';
@@ -143,6 +147,8 @@ export const operations = {
   getCatalog: { method: 'GET', path: '/catalog', input: NoInput, output: CatalogView, audience: 'operator' },
   searchCatalog: { method: 'GET', path: '/catalog/search', input: CatalogSearchInput, output: CatalogSearchOutput, audience: 'operator' },
   getDiagnostics: { method: 'GET', path: '/diagnostics', input: NoInput, output: DiagnosticsOutput, audience: 'operator' },
+  getDiagnosticExcerpt: { method: 'GET', path: '/diagnostics/excerpt', input: DiagnosticExcerptInput, output: DiagnosticExcerpt, audience: 'operator' },
+  getSkillText: { method: 'GET', path: '/catalog/skill', input: SkillTextInput, output: SkillText, audience: 'operator' },
   setProviderEnabled: { method: 'POST', path: '/providers/enabled', input: ProviderEnabledInput, output: CatalogView, audience: 'operator' },
   setCapabilityRevoked: { method: 'POST', path: '/catalog/revoked', input: CapabilityRevokedInput, output: CatalogView, audience: 'operator' },
 
