@@ -20,6 +20,8 @@ export const OPERATION_NAMES = [
   'getCatalog',
   'searchCatalog',
   'getDiagnostics',
+  'getDiagnosticExcerpt',
+  'getSkillText',
   'setProviderEnabled',
   'setCapabilityRevoked',
   'listMcpServers',
