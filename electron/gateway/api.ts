@@ -16,6 +16,9 @@ import type { ToolContract } from '../../shared/capability';
 import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog } from '../catalog/catalog';
+import { SKILLS_PROVIDER } from '../providers/skills';
+import { readExcerpt } from '../providers/skills/excerpt';
+import { estimateTokensYielding } from '../runtime/admission';
 import type { HarnRuns } from '../harn/runs';
 import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
@@ -85,6 +88,27 @@ export function createApiHandlers(parts: {
       return { analyzer: SEARCH_ANALYZER, catalogGeneration, hits };
     },
     getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),
+    getDiagnosticExcerpt: async ({ path, line }) => {
+      // Only a file a current skills diagnostic names at this line: the route reads no other file.
+      if (!catalog.diagnostics().some((found) => found.provider === SKILLS_PROVIDER && found.path === path && found.line === line)) {
+        throw new CapstanError('ARGUMENT_INVALID', 'no current skills diagnostic names this file and line', { field: 'path' });
+      }
+      const excerpt = await readExcerpt(path, line).catch((error: unknown) => {
+        throw new CapstanError('ARGUMENT_INVALID', `${path} cannot be read again: ${(error as Error).message}`, { field: 'path' });
+      });
+      if (!excerpt) throw new CapstanError('ARGUMENT_INVALID', `${path} is gone`, { field: 'path' });
+      return { path, line, ...excerpt };
+    },
+    getSkillText: async ({ id }) => {
+      const live = catalog.live(id);
+      if (!live || live.contract.kind !== 'skill' || !live.skill) throw new CapstanError('CAPABILITY_NOT_FOUND', `no skill "${id}"`);
+      // The same read and the same count as activation (discovery.ts), so the figure is what a task would pay.
+      const { body, bodyHash } = await live.skill.readBody();
+      if (bodyHash !== live.contract.bodyHash) {
+        throw new CapstanError('STALE_CAPABILITY', `${id}: its SKILL.md changed since it was loaded; the catalog reloads it`, { part: 'contractHash' });
+      }
+      return { id, path: live.contract.path, body, bodyHash, tokens: await estimateTokensYielding(body) };
+    },
     setProviderEnabled: async ({ provider, enabled }) => {
       // An MCP server's switch is its config.json entry's `enabled`: written first, so both agree.
       if (mcp.has(provider)) await mcp.recordEnabled(provider, enabled);
