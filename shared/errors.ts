@@ -87,8 +87,10 @@ export const errorCodes = {
   CALL_CANCELLED: {
     status: 409,
     meaning:
-      "The task was cancelled while the call ran, and the tool stopped (side effects are not rolled back), or its task stopped while the call waited for the operator's approval (nothing ran).",
+      "The call, or its task, was cancelled while the call ran, and the tool stopped (side effects are not rolled back), or its task stopped while the call waited for the operator's approval (nothing ran).",
   },
+  CALL_NOT_FOUND: { status: 404, meaning: 'No call with that requestId is running, and none with it has ended: nothing to cancel.' },
+  CALL_NOT_RUNNING: { status: 409, meaning: 'The call with that requestId already ended (`callStatus` says how); there is nothing to cancel.' },
   OUTCOME_UNKNOWN: {
     status: 504,
     meaning: 'The call neither finished nor acknowledged its cancellation or deadline within the grace period; its side effects are unknown.',

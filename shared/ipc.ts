@@ -31,6 +31,7 @@ export const OPERATION_NAMES = [
   'listTasks',
   'taskAction',
   'cancelTask',
+  'cancelCall',
   'resumeTask',
   'acknowledgeOutcome',
   'reduceGrant',

@@ -51,6 +51,17 @@ export type Handoff = z.infer<typeof Handoff>;
  */
 const version = z.number().int().nonnegative();
 
+/** A call running in a task: who made it, and when its deadline (the tool's timeout) falls. */
+export const RunningCallView = z.object({
+  requestId: z.string(),
+  capability: z.string(),
+  mutating: z.boolean(),
+  principal: z.string(),
+  startedAt: z.string(),
+  deadlineAt: z.string(),
+});
+export type RunningCallView = z.infer<typeof RunningCallView>;
+
 export const TaskView = z.object({
   id: z.string(),
   version,
@@ -67,6 +78,8 @@ export const TaskView = z.object({
   catalogGeneration: z.number().int().nullable(),
   callCounts: CallCounts,
   callsInFlight: z.number().int(),
+  /** The calls in flight (a view stored before this field existed has none). */
+  calls: z.array(RunningCallView).default([]),
   /** The capability context: what is loaded or activated, and the room left. */
   context: z
     .object({
@@ -142,5 +155,16 @@ export const TaskAction = z.discriminatedUnion('action', [
 export type TaskAction = z.input<typeof TaskAction>;
 
 export const TaskIdInput = z.strictObject({ id: z.string().min(1).max(128) });
+/** `POST /calls/<requestId>/cancel`. */
+export const CallCancelInput = z.strictObject({ requestId: z.string().min(1).max(128) });
+/** How a cancelled call ended: `cancelled` once it stopped, `outcome_unknown` if it did not within the grace period, or `ok`/`error` if it ended first. */
+export const CallCancellation = z.object({
+  requestId: z.string(),
+  taskId: z.string(),
+  capability: z.string(),
+  status: CallStatus,
+  durationMs: z.number(),
+});
+export type CallCancellation = z.infer<typeof CallCancellation>;
 export const AcknowledgeInput = z.strictObject({ id: z.string().min(1).max(128), requestId: z.string().min(1).max(128) });
 export const ReduceGrantInput = z.strictObject({ id: z.string().min(1).max(128), grant: Grant });

@@ -23,7 +23,8 @@ import {
 import type { TaskRecord } from '../store/taskStore';
 import type { Snapshot } from '../catalog/snapshot';
 import type { CapabilityContext } from './admission';
-import type { Call } from './call';
+import type { Principal } from '../../shared/principal';
+import type { Call, CallOutcome } from './call';
 import type { Grants } from './grants';
 
 /** Which transitions the state machine allows; every one is recorded in the ledger. */
@@ -52,10 +53,11 @@ export interface TaskRun {
 /** A task that takes calls and input now; its run-state is there, so no check can be skipped with `?.`. */
 export type RunningTask = Task & Readonly<TaskRun>;
 
-/** A call in flight and the promise that settles once its end is on record: the cancellation barrier. */
+/** A call in flight, who made it, and the promise that settles once its end is on record: the cancellation barrier. */
 export interface InFlight {
   call: Call;
-  recorded: Promise<unknown>;
+  principal: Principal;
+  recorded: Promise<CallOutcome>;
 }
 
 export class Task {
@@ -198,6 +200,14 @@ export class Task {
       catalogGeneration: this.#run?.snapshot.catalogGeneration ?? this.#stored?.view.catalogGeneration ?? null,
       callCounts: { ...this.counts },
       callsInFlight: this.calls.size,
+      calls: [...this.calls.values()].map(({ call, principal }) => ({
+        requestId: call.requestId,
+        capability: call.spec.capability,
+        mutating: call.spec.mutating,
+        principal,
+        startedAt: call.startedAt.toISOString(),
+        deadlineAt: call.deadlineAt.toISOString(),
+      })),
       context: context ? { inUse: context.inUse, ceiling: context.ceiling, items: context.items.map((item) => ({ ...item })) } : (this.#stored?.view.context ?? null),
       handoff: this.#handoff,
     };

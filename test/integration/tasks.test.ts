@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { stubbornWrite } from '../support/runtime';
+import { politeRead, stubbornWrite } from '../support/runtime';
 
 let gw: TestGateway;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -23,7 +23,7 @@ beforeAll(async () => {
       ],
     },
   });
-  await gw.host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: [stubbornWrite], skills: [], diagnostics: [] }) });
+  await gw.host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: [stubbornWrite, politeRead], skills: [], diagnostics: [] }) });
 });
 afterAll(() => gw.stop());
 
@@ -102,6 +102,65 @@ describe('tasks over HTTP', () => {
     expect(late.body.error?.code).toBe('TASK_NOT_ACTIVE');
     expect((await post('/tasks/task-nope/cancel')).body.error.code).toBe('TASK_NOT_FOUND');
     expect((await post('/tasks', { action: 'dance' })).status).toBe(400);
+  });
+});
+
+describe('cancelling one call: POST /calls/<requestId>/cancel', () => {
+  const runningCalls = async (taskId: string) => (await get('/tasks')).tasks.find((t: Json) => t.id === taskId).calls as Json[];
+
+  it('stops that call alone, on record, and its task runs on; a second try and an unknown requestId get their codes', async () => {
+    const task = await post('/tasks', { action: 'start', sessionId: 'one-call', title: 'slow reads' });
+    const read = gw.call({ tool: 'polite_read', sessionId: 'one-call', requestId: 'slow-1' });
+    await expect.poll(() => runningCalls(task.body.id)).toHaveLength(1);
+    // The task view shows the call with its deadline: the tool's timeout after its start.
+    const [running] = await runningCalls(task.body.id);
+    expect(running).toMatchObject({ requestId: 'slow-1', capability: 'test:polite_read', mutating: false, principal: 'operator' });
+    expect(Date.parse(running!.deadlineAt) - Date.parse(running!.startedAt)).toBe(60_000);
+
+    const cancelled = await post('/calls/slow-1/cancel');
+    expect(cancelled).toMatchObject({ status: 200, body: { requestId: 'slow-1', taskId: task.body.id, capability: 'test:polite_read', status: 'cancelled' } });
+    const answered = await read;
+    expect(answered.status).toBe(409);
+    expect(answered.body.error).toMatchObject({ code: 'CALL_CANCELLED', message: expect.stringContaining('the call was cancelled') });
+    expect((await get('/tasks')).tasks.find((t: Json) => t.id === task.body.id)).toMatchObject({ state: 'running', calls: [], callCounts: { cancelled: 1 } });
+    expect((await gw.call({ tool: 'time_now', sessionId: 'one-call' })).body.ok).toBe(true);
+    const trail = await get('/ledger?requestId=slow-1');
+    expect(trail.entries.map((e: Json) => [e.kind, e.details.status ?? e.details.scope])).toEqual([
+      ['call_started', undefined],
+      ['cancellation', 'call'],
+      ['call_finished', 'cancelled'],
+    ]);
+
+    expect(await post('/calls/slow-1/cancel')).toMatchObject({ status: 409, body: { error: { code: 'CALL_NOT_RUNNING', callStatus: 'cancelled' } } });
+    expect(await post('/calls/never-made/cancel')).toMatchObject({ status: 404, body: { error: { code: 'CALL_NOT_FOUND' } } });
+  });
+
+  it('leaves a mutating call that does not stop unknown after the grace period, blocking mutations as a task cancellation would', async () => {
+    const task = await post('/tasks', { action: 'start', sessionId: 'one-stuck', title: 'a stubborn write' });
+    const write = gw.call({ tool: 'stubborn_write', sessionId: 'one-stuck', requestId: 'stuck-alone' });
+    await expect.poll(() => runningCalls(task.body.id)).toHaveLength(1);
+    expect((await post('/calls/stuck-alone/cancel')).body).toMatchObject({ status: 'outcome_unknown' });
+    expect((await write).body.error?.code).toBe('OUTCOME_UNKNOWN');
+    expect((await get('/tasks')).sessions.find((s: Json) => s.id === 'one-stuck').unknownOutcomes).toMatchObject([{ requestId: 'stuck-alone' }]);
+    expect((await gw.call({ tool: 'note_add', sessionId: 'one-stuck', arguments: { body: 'waits' } })).body.error?.code).toBe('MUTATION_BLOCKED');
+  });
+
+  it('lets an agent cancel only the calls it made itself', async () => {
+    const { token } = (await post('/agents', { name: 'canceller' })).body as { token: string };
+    const asAgent = async (path: string, body: Json) => {
+      const response = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    const own = asAgent('/tools/call', { tool: 'polite_read', requestId: 'agent-read' });
+    const operators = gw.call({ tool: 'polite_read', sessionId: 'agent:canceller', requestId: 'operator-read' });
+    await expect.poll(async () => (await get('/tasks')).tasks.flatMap((t: Json) => t.calls).length).toBeGreaterThanOrEqual(2);
+    // The operator's call in the agent's own session is still not the agent's to cancel.
+    expect(await asAgent('/calls/operator-read/cancel', {})).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN_FOR_AGENT' } } });
+    expect(await asAgent('/calls/agent-read/cancel', {})).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect((await own).body.error?.code).toBe('CALL_CANCELLED');
+    expect((await get('/ledger?requestId=agent-read&kind=cancellation')).entries).toMatchObject([{ principal: 'agent:canceller' }]);
+    expect((await post('/calls/operator-read/cancel')).body).toMatchObject({ status: 'cancelled' });
+    expect((await operators).body.error?.code).toBe('CALL_CANCELLED');
   });
 });
 

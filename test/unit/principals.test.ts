@@ -222,7 +222,7 @@ describe('the authorization table', () => {
   it('gives agents discovery and calls, and nothing that changes policy or reads the operator’s views', () => {
     const open = names.filter((name) => operations[name].audience === 'any').sort();
     expect(open).toEqual(
-      ['callTool', 'cancelTask', 'capabilitiesInspect', 'capabilitiesList', 'capabilitiesSearch', 'listTasks', 'listTools', 'skillsActivate', 'taskAction', 'toolsLoad'].sort(),
+      ['callTool', 'cancelCall', 'cancelTask', 'capabilitiesInspect', 'capabilitiesList', 'capabilitiesSearch', 'listTasks', 'listTools', 'skillsActivate', 'taskAction', 'toolsLoad'].sort(),
     );
   });
 

@@ -20,6 +20,7 @@ const task = (id: string, version: number, overrides: Partial<TaskView> = {}): T
   catalogGeneration: 1,
   callCounts: { ok: 0, error: 0, refused: 0, confirmation_requested: 0, cancelled: 0, outcome_unknown: 0 },
   callsInFlight: 0,
+  calls: [],
   context: null,
   handoff: null,
   ...overrides,
