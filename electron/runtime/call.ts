@@ -43,12 +43,19 @@ export class Call {
   readonly #decided = new Promise<Decision>((resolve) => (this.#decide = resolve));
   #settled = false;
   #abortReason: 'cancelled' | 'deadline' | undefined;
+  /** Whether a cancellation stopped this call alone (POST /calls/<requestId>/cancel) rather than its whole task. */
+  #cancelledAlone = false;
+  /** When it started and when its deadline falls, on the wall clock, for the task view. */
+  readonly startedAt = new Date();
+  readonly deadlineAt: Date;
   #graceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly spec: CallSpec,
     private readonly graceMs: number,
-  ) {}
+  ) {
+    this.deadlineAt = new Date(this.startedAt.getTime() + spec.timeoutMs);
+  }
 
   get requestId(): string {
     return this.spec.requestId;
@@ -84,10 +91,12 @@ export class Call {
     return this.#outcome(await this.#decided);
   }
 
-  abort(reason: 'cancelled' | 'deadline'): void {
+  /** `scope` says what was cancelled: the call's task (the default) or the call alone. */
+  abort(reason: 'cancelled' | 'deadline', scope: 'task' | 'call' = 'task'): void {
     if (this.#settled || this.#abortReason) return;
     this.#abortReason = reason;
-    this.#controller.abort(new Error(reason === 'cancelled' ? 'the task was cancelled' : 'the call ran past its deadline'));
+    this.#cancelledAlone = reason === 'cancelled' && scope === 'call';
+    this.#controller.abort(new Error(reason === 'deadline' ? 'the call ran past its deadline' : this.#cancelledAlone ? 'the call was cancelled' : 'the task was cancelled'));
     this.#graceTimer = setTimeout(() => this.#settle({ status: 'outcome_unknown' }), this.graceMs);
   }
 
@@ -99,7 +108,7 @@ export class Call {
   }
 
   #outcome(decision: Decision): CallOutcome {
-    // To a hundredth of a millisecond (fast builtins take well under one), for the caller and the ledger alike, so a call's card and its entry agree.
+    // To a hundredth of a millisecond for the caller (fast builtins take well under one); the ledger rounds.
     const durationMs = Math.round((performance.now() - this.#started) * 100) / 100;
     const tool = this.spec.capability;
     switch (decision.status) {
@@ -111,7 +120,11 @@ export class Call {
           return { status: 'error', error: new CapstanError('TOOL_FAILED', `${tool} returned a value that is not JSON (${(error as Error).message})`), durationMs };
         }
       case 'cancelled':
-        return { status: 'cancelled', error: new CapstanError('CALL_CANCELLED', `${tool} stopped because its task was cancelled`), durationMs };
+        return {
+          status: 'cancelled',
+          error: new CapstanError('CALL_CANCELLED', `${tool} stopped because ${this.#cancelledAlone ? 'the call' : 'its task'} was cancelled`),
+          durationMs,
+        };
       case 'outcome_unknown':
         return {
           status: 'outcome_unknown',
