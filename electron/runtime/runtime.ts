@@ -17,6 +17,7 @@ import { CapstanError } from '../../shared/errors';
 import { SYSTEM } from '../../shared/principal';
 import {
   DEFAULT_SESSION,
+  type CallCancellation,
   type CallStatus,
   type SessionView,
   type TaskState,
@@ -27,13 +28,13 @@ import {
 import type { Catalog } from '../catalog/catalog';
 import type { TaskStore } from '../store/taskStore';
 import { RuntimeMemory, type MemoryLimits } from './memory';
-import { runAs } from './principal';
+import { currentPrincipal, runAs } from './principal';
 import { unendedCalls } from './recovery';
 import { CapabilityContext, type AdmissionBudget } from './admission';
 import { Call, type CallOutcome, type CallSpec } from './call';
 import { Grants } from './grants';
 import type { Ledger, LedgerAppend } from './ledger';
-import { handoffTo, isTerminal, notActive, Session, Task, type RunningTask } from './task';
+import { handoffTo, isTerminal, notActive, Session, Task, type InFlight, type RunningTask } from './task';
 
 export interface RuntimeConfig {
   grants: readonly Grant[];
@@ -313,7 +314,7 @@ export class TaskRuntime {
     const { promise: recorded, resolve, reject } = Promise.withResolvers<CallOutcome>();
     // In flight from its recorded start, so the task view that announces the start counts it.
     this.#record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
-      task.calls.set(requestId, { call, recorded }),
+      task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
     );
     call
       .run(work)
@@ -325,6 +326,38 @@ export class TaskRuntime {
     const outcome = await recorded;
     await this.ledger.durable();
     return outcome;
+  }
+
+  /**
+   * Cancels one running call, not its task: a `cancellation` naming the call is recorded, then the
+   * call is told to stop and gets the grace period, as in a task's cancellation (one that does
+   * neither ends `outcome_unknown`, and a mutating one then blocks the session's mutations until
+   * acknowledged). Resolves with how the call ended once that is on record; the task runs on.
+   * Who may cancel it is the gateway's to decide (`runningCall` names who made it).
+   */
+  async cancelCall(requestId: string, reason = 'call cancelled by the operator'): Promise<CallCancellation> {
+    const { task, inFlight } = this.runningCall(requestId);
+    const { capability } = inFlight.call.spec;
+    this.#record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
+    inFlight.call.abort('cancelled', 'call');
+    const outcome = await inFlight.recorded;
+    await this.ledger.durable();
+    return { requestId, taskId: task.id, capability, status: outcome.status, durationMs: outcome.durationMs };
+  }
+
+  /** The call running under `requestId`, its task and who made it; CALL_NOT_RUNNING when it already ended, else CALL_NOT_FOUND. */
+  runningCall(requestId: string): { task: Task; inFlight: InFlight } {
+    for (const task of this.#memory.unfinished()) {
+      const inFlight = task.calls.get(requestId);
+      if (inFlight) return { task, inFlight };
+    }
+    const ended = this.ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).at(-1);
+    if (ended) {
+      throw new CapstanError('CALL_NOT_RUNNING', `call "${requestId}" already ended (${String(ended.details.status)}); there is nothing to cancel`, {
+        callStatus: ended.details.status,
+      });
+    }
+    throw new CapstanError('CALL_NOT_FOUND', `no call "${requestId}" is running`);
   }
 
   /**
@@ -348,7 +381,7 @@ export class TaskRuntime {
     const { requestId, capability, mutating } = call.spec;
     const session = this.#session(task.sessionId);
     const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digest(outcome.result) } : { code: outcome.error.code };
-    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
+    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: Math.round(outcome.durationMs), ...evidence } }, () => {
       task.calls.delete(requestId);
       task.counts[outcome.status] += 1;
       if (outcome.status === 'outcome_unknown' && mutating) this.#memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
