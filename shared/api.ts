@@ -33,7 +33,7 @@ import { HarnRunQuery, HarnRunRequest, HarnRunsView, HarnRunView } from './harn'
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
 import { ExecutionsQuery, ExecutionsView, HistorySettings } from './executions';
 import { McpServerNameInput, McpServersView, SaveMcpServerInput } from './mcp';
-import { AcknowledgeInput, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
+import { AcknowledgeInput, CallCancelInput, CallCancellation, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
 
 export { RiskLevel } from './capability';
@@ -162,6 +162,8 @@ export const operations = {
   listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView, audience: 'any' },
   taskAction: { method: 'POST', path: '/tasks', input: TaskAction, output: TaskView, audience: 'any' },
   cancelTask: { method: 'POST', path: '/tasks/:id/cancel', input: TaskIdInput, output: TaskView, audience: 'any' },
+  /** One running call, not its task; an agent may cancel only the calls it made itself (gateway/api.ts). */
+  cancelCall: { method: 'POST', path: '/calls/:requestId/cancel', input: CallCancelInput, output: CallCancellation, audience: 'any' },
   resumeTask: { method: 'POST', path: '/tasks/:id/resume', input: TaskIdInput, output: TaskView, audience: 'operator' },
   acknowledgeOutcome: { method: 'POST', path: '/tasks/:id/acknowledge', input: AcknowledgeInput, output: SessionView, audience: 'operator' },
   reduceGrant: { method: 'POST', path: '/tasks/:id/grants', input: ReduceGrantInput, output: TaskView, audience: 'operator' },
