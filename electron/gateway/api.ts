@@ -15,6 +15,7 @@ import {
 import type { ToolContract } from '../../shared/capability';
 import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
+import { isAgent } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
 import { SKILLS_PROVIDER } from '../providers/skills';
 import { readExcerpt } from '../providers/skills/excerpt';
@@ -33,7 +34,7 @@ import type { Approvals } from './approvals';
 import type { Confirmations } from './confirmations';
 import type { Discovery } from './discovery';
 import { createToolCaller, type CallContext } from './toolCalls';
-import { assertOwnsTask, authorize, defaultSession, ownTasks, withinOwnSessions } from './principal';
+import { assertOwnsTask, authorize, defaultSession, forbidden, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 
 export type { CallContext };
@@ -148,6 +149,13 @@ export function createApiHandlers(parts: {
     cancelTask: async ({ id }, { principal }) => {
       assertOwnsTask(principal, id, tasks);
       return (await tasks.cancel(id)).view();
+    },
+    cancelCall: async ({ requestId }, { principal }) => {
+      // The operator may cancel any call; an agent only a call it made itself, not the operator's
+      // or another agent's, even in a session of its own.
+      const { inFlight } = tasks.runningCall(requestId);
+      if (isAgent(principal) && inFlight.principal !== principal) throw forbidden(principal, `call "${requestId}" was made by ${inFlight.principal}; an agent cancels only its own calls`);
+      return tasks.cancelCall(requestId, isAgent(principal) ? 'call cancelled by the agent that made it' : undefined);
     },
     resumeTask: async ({ id }) => tasks.resume(id).view(),
     acknowledgeOutcome: async ({ id, requestId }) => tasks.acknowledge(id, requestId),
