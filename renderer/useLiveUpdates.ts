@@ -4,7 +4,7 @@
  * every feature; api/ below it knows none. A catalog event (a skill written, a provider switched, a capability revoked)
  * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
  * (gathered once per animation frame); progress events feed the running calls' bars until their
- * call_finished entry arrives; harn events feed the Harn run panels of the Tasks view; approval events keep the Approvals queue and its count current. Event types this console does not know are ignored.
+ * call_finished entry arrives; harn events feed the Harn run panels of the Tasks view; approval events keep the Approvals queue and its count current; executions events keep Recent executions current. Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { refreshCatalog, useTransport } from './api/hooks';
 import type { LiveStatus } from './api/transport';
 import { applyApproval } from './features/approvals/approvalCache';
 import { refreshApprovals } from './features/approvals/useApprovals';
+import { createExecutionsFeed } from './features/executions/executionsFeed';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
 import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
@@ -36,6 +37,7 @@ export function useLiveUpdates(): void {
     const ledger = createLedgerFeed(transport);
     const tasks = createTaskFeed(client);
     const progress = createProgressFeed();
+    const executions = createExecutionsFeed(transport);
     const unsubscribe = transport.subscribe(
       (event) => {
         if (event.type === 'catalog') refreshCatalog(client);
@@ -43,6 +45,7 @@ export function useLiveUpdates(): void {
         else if (event.type === 'progress') progress.push(event);
         else if (event.type === 'harn') applyHarnEvent(client, event);
         else if (event.type === 'approval') applyApproval(client, event.approval);
+        else if (event.type === 'executions') executions.push(event);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
           if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);
@@ -60,6 +63,7 @@ export function useLiveUpdates(): void {
             refreshHarnRuns(client);
             refreshApprovals(transport, client);
             void ledger.resync();
+            executions.resync();
           }
         },
       },
@@ -69,6 +73,7 @@ export function useLiveUpdates(): void {
       ledger.stop();
       tasks.stop();
       progress.stop();
+      executions.stop();
     };
   }, [transport, client, setLiveStatus]);
 }

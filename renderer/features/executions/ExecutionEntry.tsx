@@ -1,5 +1,6 @@
-/** One call in Recent executions: who, what, how it went, and the gateway's full answer. */
+/** One call in Recent executions: what it sent, how it went, the gateway's full answer, and what to do with it again. */
 import { useState } from 'react';
+import type { ToolContract } from '../../../shared/capability';
 import type { Execution } from '../../state/executionsStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { CopyButton } from '../../ui/CopyButton';
@@ -9,10 +10,27 @@ import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
 import { readErrorContent, readMcpResult } from '../results/mcpContent';
 import { ResultContent } from '../results/ResultContent';
+import { RunActions } from './RunActions';
 import { RunningCall } from './RunningCall';
 import { VerifyEvidence } from './VerifyEvidence';
 
+/** The longest arguments shown inline; the whole JSON is in Copy as curl and the export. */
+const SHOWN_ARGUMENTS = 240;
+
+/** A challenge nobody answered: declined in the dialog, or left to expire. Nothing ran. */
+export const notConfirmed = (execution: Execution, now = Date.now()) =>
+  execution.status === 'awaiting_confirmation' &&
+  (execution.declined === true || (execution.confirmationExpiresAt !== undefined && Date.parse(execution.confirmationExpiresAt) <= now));
+
 function Status({ execution }: { execution: Execution }) {
+  if (execution.status === 'awaiting_confirmation') {
+    // Not a refusal: the gateway asked for a confirmation, and the call has not run.
+    return (
+      <span className="status status--pending" title="The gateway asked for the operator's confirmation; the call did not run">
+        <Icon name="lock" /> {notConfirmed(execution) ? 'not confirmed' : 'awaiting confirmation'}
+      </span>
+    );
+  }
   if (execution.status === 'running') {
     return (
       <span className="status status--running">
@@ -34,7 +52,7 @@ function Status({ execution }: { execution: Execution }) {
   );
 }
 
-export function ExecutionEntry({ execution, isNewest }: { execution: Execution; isNewest: boolean }) {
+export function ExecutionEntry({ execution, isNewest, tool }: { execution: Execution; isNewest: boolean; tool: ToolContract | undefined }) {
   // Only the newest answer is open by itself, so the panel stays short; once the operator opens
   // or closes an entry, it stays that way.
   const [chosen, setChosen] = useState<boolean | null>(null);
@@ -49,13 +67,18 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
     (execution.error ? { ok: false, requestId: execution.requestId, ...(taskId ? { taskId } : {}), error: execution.error } : undefined);
   const json = answer === undefined ? '' : formatJson(answer);
   const showLedger = useConsoleUi((ui) => ui.showLedger);
+  const args = JSON.stringify(execution.arguments);
 
   return (
     <li className={`execution execution--${execution.status}`} aria-label={`${execution.tool} ${execution.requestId}`}>
       <div className="execution__summary">
         <Status execution={execution} />
         <span className="execution__tool">{execution.tool}</span>
-        {execution.confirmed && <span className="badge badge--plain">confirmed</span>}
+        {execution.confirmed && (
+          <span className="badge badge--plain" title="The operator confirmed this call before it ran">
+            confirmed
+          </span>
+        )}
         <span className="execution__duration" title={execution.durationSource === 'gateway' ? 'Reported by the gateway' : 'Round trip seen by the console'}>
           {execution.durationMs === undefined ? '…' : formatDuration(execution.durationMs)}
         </span>
@@ -85,6 +108,17 @@ export function ExecutionEntry({ execution, isNewest }: { execution: Execution; 
           </button>
         </div>
       )}
+      <div className="execution__arguments">
+        <span className="muted">arguments</span>{' '}
+        {execution.omittedBytes !== undefined ? (
+          <span className="muted">not kept: with the result, {execution.omittedBytes} bytes of JSON, over the history&apos;s limit</span>
+        ) : (
+          <code data-testid="execution-arguments" title={args.length > SHOWN_ARGUMENTS ? args : undefined}>
+            {args.length > SHOWN_ARGUMENTS ? `${args.slice(0, SHOWN_ARGUMENTS)}…` : args}
+          </code>
+        )}
+      </div>
+      <RunActions execution={execution} tool={tool} />
       {execution.status === 'running' && <RunningCall execution={execution} />}
       {execution.response && <VerifyEvidence requestId={execution.requestId} result={execution.response.result} />}
       {execution.error && (

@@ -1,11 +1,54 @@
-/** Every call made from this window, newest first, kept in memory for this session only. */
-import { MAX_EXECUTIONS, useExecutions } from '../../state/executionsStore';
+/**
+ * The operator's own calls, newest first: this page's, and those made with the operator's token
+ * elsewhere (`capstan call`, curl). The gateway keeps them (shared/executions.ts), so a reload
+ * shows them again; across restarts too when Settings → Run history says so.
+ */
+import { useMemo, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import type { ToolContract } from '../../../shared/capability';
+import { toErrorBody } from '../../api/errors';
+import { useCatalog, useTransport } from '../../api/hooks';
+import { useExecutions } from '../../state/executionsStore';
+import { useConsoleUi } from '../../state/uiStore';
+import { ErrorNotice } from '../../ui/ErrorNotice';
+import { Icon } from '../../ui/Icon';
 import { ExecutionEntry } from './ExecutionEntry';
+import { downloadHistory } from './exportHistory';
+import { callName } from './useExecuteTool';
+
+/** The catalog's tools by the names calls use (a builtin's name, any tool's id). */
+function useToolsByCallName(): ReadonlyMap<string, ToolContract> {
+  const capabilities = useCatalog().data?.capabilities;
+  return useMemo(() => {
+    const tools = new Map<string, ToolContract>();
+    for (const { contract } of capabilities ?? []) {
+      if (contract.kind !== 'tool') continue;
+      tools.set(contract.id, contract);
+      tools.set(callName(contract), contract);
+    }
+    return tools;
+  }, [capabilities]);
+}
 
 export function RecentExecutions() {
   const executions = useExecutions((state) => state.executions);
-  const clear = useExecutions((state) => state.clear);
+  const settings = useExecutions((state) => state.settings);
+  const received = useExecutions((state) => state.received);
+  const openSettings = useConsoleUi((ui) => ui.setSettingsOpen);
+  const tools = useToolsByCallName();
+  const transport = useTransport();
+  const [confirmingClear, setConfirmingClear] = useState(false);
+  const clear = useMutation({
+    mutationFn: () => transport.clearExecutions(undefined),
+    onSuccess: (view) => {
+      received(view, true);
+      setConfirmingClear(false);
+    },
+  });
   const latest = executions[0];
+  const kept = settings
+    ? `The gateway keeps the last ${settings.maxEntries}, for ${settings.maxAgeDays} days, ${settings.persist ? 'across restarts' : 'until it stops'}.`
+    : '';
 
   return (
     <section className="executions" aria-labelledby="executions-heading">
@@ -14,24 +57,50 @@ export function RecentExecutions() {
           Recent executions
         </h2>
         {executions.length > 0 && (
-          <button type="button" className="button button--small button--quiet" onClick={clear}>
-            Clear
-          </button>
+          <div className="executions__tools">
+            <button type="button" className="button button--small button--quiet" onClick={() => downloadHistory(executions)} title="Download these runs as JSON lines">
+              <Icon name="download" />
+              Export
+            </button>
+            {confirmingClear ? (
+              <>
+                <button type="button" className="button button--small" onClick={() => setConfirmingClear(false)} autoFocus>
+                  Keep
+                </button>
+                <button type="button" className="button button--small button--danger" onClick={() => !clear.isPending && clear.mutate()}>
+                  Clear {executions.length} runs
+                </button>
+              </>
+            ) : (
+              <button type="button" className="button button--small button--quiet" onClick={() => setConfirmingClear(true)}>
+                Clear…
+              </button>
+            )}
+          </div>
         )}
       </header>
+      {clear.error && <ErrorNotice what="Could not clear the history" error={toErrorBody(clear.error)} />}
       {/* Announce each finished call once, for operators who are not looking at this panel. */}
       <p className="visually-hidden" aria-live="polite">
-        {latest && latest.status !== 'running' ? `${latest.tool} finished: ${latest.status === 'ok' ? 'ok' : latest.error?.code}` : ''}
+        {latest && latest.status !== 'running' ? `${latest.tool} finished: ${latest.status === 'ok' ? 'ok' : latest.status === 'error' ? latest.error?.code : 'awaiting confirmation'}` : ''}
       </p>
       {executions.length === 0 ? (
         <p className="empty-state muted">
-          Nothing run yet. Calls you make here appear with their requestId, so you can find them in the gateway log. The last{' '}
-          {MAX_EXECUTIONS} are kept until you close this window.
+          Nothing run yet. Calls you make here, or with your token from <code>capstan call</code> or curl, appear with their arguments and
+          requestId, so you can find them in the gateway log and the ledger. {kept}
         </p>
       ) : (
+        <p className="executions__kept muted">
+          {kept}{' '}
+          <button type="button" className="link-button" onClick={() => openSettings(true)}>
+            Run history settings
+          </button>
+        </p>
+      )}
+      {executions.length > 0 && (
         <ol className="execution-list">
           {executions.map((execution, index) => (
-            <ExecutionEntry key={execution.requestId} execution={execution} isNewest={index === 0} />
+            <ExecutionEntry key={execution.id} execution={execution} isNewest={index === 0} tool={tools.get(execution.tool)} />
           ))}
         </ol>
       )}

@@ -1,17 +1,19 @@
 /**
- * Settings: the one-click whitelist (WhitelistEditor) and the agents' tokens (AgentsPanel), as
- * two tabs. Tabs follow the ARIA pattern: one Tab stop, arrow keys move between them.
+ * Settings: the one-click whitelist (WhitelistEditor), the agents' tokens (AgentsPanel) and how
+ * Recent executions are kept (HistorySettingsPanel), as tabs. Tabs follow the ARIA pattern: one Tab stop, arrow keys move between them.
  */
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
 import { Dialog } from '../../ui/Dialog';
 import type { RegistryEntry } from '../registry/useRegistry';
 import { AgentsPanel } from './AgentsPanel';
+import { HistorySettingsPanel } from './HistorySettingsPanel';
 import { WhitelistEditor } from './WhitelistEditor';
 
 const tabs = [
   { id: 'whitelist', label: 'One-click tools' },
   { id: 'agents', label: 'Agents' },
+  { id: 'history', label: 'Run history' },
 ] as const;
 type SettingsTab = (typeof tabs)[number]['id'];
 
@@ -63,7 +65,13 @@ function SettingsTabs({ entries, whitelist, onDone }: { entries: readonly Regist
         ))}
       </div>
       <div role="tabpanel" id={`${baseId}-${tab}-panel`} aria-labelledby={`${baseId}-${tab}-tab`}>
-        {tab === 'whitelist' ? <WhitelistEditor entries={entries} saved={whitelist} onDone={onDone} /> : <AgentsPanel onDone={onDone} />}
+        {tab === 'whitelist' ? (
+          <WhitelistEditor entries={entries} saved={whitelist} onDone={onDone} />
+        ) : tab === 'agents' ? (
+          <AgentsPanel onDone={onDone} />
+        ) : (
+          <HistorySettingsPanel onDone={onDone} />
+        )}
       </div>
     </>
   );

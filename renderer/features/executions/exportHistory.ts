@@ -1,0 +1,39 @@
+/**
+ * Export of Recent executions as JSON lines: one run a line, oldest first, in the shape of the
+ * gateway's records (shared/executions.ts), for a ticket, a diff between two runs, or `jq`.
+ */
+import type { Execution } from '../../state/executionsStore';
+
+/** One run as a line: what it sent, what came back, and where to find it in the ledger. */
+export function executionLine(execution: Execution): string {
+  const { requestId, tool, capability, arguments: args, sessionId, taskId, status, confirmed, durationMs, error, omittedBytes } = execution;
+  return JSON.stringify({
+    requestId,
+    tool,
+    capability,
+    arguments: args,
+    sessionId,
+    taskId,
+    status: execution.declined ? 'not_confirmed' : status,
+    confirmed,
+    startedAt: new Date(execution.startedAt).toISOString(),
+    durationMs,
+    result: execution.response?.result,
+    error,
+    omittedBytes,
+  });
+}
+
+export const historyFileName = (now = new Date()) => `capstan-executions-${now.toISOString().replace(/[:.]/g, '-')}.jsonl`;
+
+/** The runs as a .jsonl download (Electron shows its save dialog). */
+export function downloadHistory(executions: readonly Execution[]): void {
+  const lines = [...executions].reverse().map((execution) => `${executionLine(execution)}\n`);
+  const url = URL.createObjectURL(new Blob(lines, { type: 'application/x-ndjson' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = historyFileName();
+  link.click();
+  // The download holds its own reference once it starts.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
