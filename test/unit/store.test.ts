@@ -73,6 +73,38 @@ describe('group commit', () => {
     close();
   });
 
+  it('takes over the flush of a connection opened with FULL: commits with NORMAL, and a batch is durable only after a sync of the WAL that began after its commit', async () => {
+    const { db, batch, todos, addTodo, close } = open();
+    // SQLite no longer flushes inside COMMIT, on the event loop: the group commit flushes on the thread pool.
+    expect(db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 1 });
+    const heard: string[] = [];
+    batch.onCommit(() => heard.push('synced'));
+    batch.write(() => addTodo('a'));
+    batch.afterDurable(() => heard.push('a is durable'));
+    const first = batch.durable().then(() => heard.push('first answered'));
+    await new Promise(setImmediate); // the turn ended: 'a' is committed and its flush is running
+    expect(todos()).toEqual(['a']);
+    batch.write(() => addTodo('b')); // a batch of its own, committed while the first one's flush runs
+    batch.afterDurable(() => heard.push('b is durable'));
+    const second = batch.durable().then(() => heard.push('second answered'));
+    await Promise.all([first, second]);
+    // Two flushes: 'b' was committed after the first one began, so it waits for the second.
+    expect(heard).toEqual(['a is durable', 'synced', 'first answered', 'b is durable', 'synced', 'second answered']);
+    close();
+  });
+
+  it('leaves a connection set to NORMAL as it is: nothing flushed, durable() once committed', async () => {
+    const dir = freshDir();
+    const db = openDatabase(dir);
+    db.exec('PRAGMA synchronous = NORMAL');
+    const batch = GroupCommit.of(db);
+    expect(db.prepare('PRAGMA synchronous').get()).toEqual({ synchronous: 1 });
+    batch.write(() => db.prepare("INSERT INTO todos (title, created_at) VALUES ('a', 'now')").run());
+    await batch.durable();
+    expect(db.prepare('SELECT title FROM todos').all()).toEqual([{ title: 'a' }]);
+    db.close();
+  });
+
   it('commits the open batch at once on flush()', () => {
     const { batch, todos, addTodo, close } = open();
     batch.write(() => addTodo('a'));
