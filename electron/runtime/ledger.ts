@@ -4,10 +4,10 @@
  * HMAC-SHA256 digests under a per-install key.
  *
  * Appends made in one turn of the event loop share one transaction (the store's GroupCommit):
- * under load that is one WAL write for many entries. Whoever answers a client first awaits
- * `durable()`, so an entry a client heard about survives the process being killed, and, with
- * the database's `synchronous = FULL`, a power loss; listeners hear of entries only once they
- * are committed.
+ * under load that is one WAL write for many entries, flushed to disk off the event loop.
+ * Whoever answers a client first awaits `durable()`, so an entry a client heard about survives
+ * the process being killed and a power loss; listeners hear of entries only once they are
+ * committed and flushed, and ledger.head is written only then.
  *
  * The triggers stop mistakes, not someone holding the file: they can be dropped. What catches
  * that is `verify()`: a gap in `seq` (a deleted entry), a `prevHash` that is not the hash before
@@ -119,8 +119,8 @@ export class Ledger {
   readonly #head: LedgerHead;
   #lastSeq: number;
   #lastHash: string;
-  /** Entries appended in the open batch, announced once it commits. */
-  #pending: LedgerEntry[] = [];
+  /** Entries made durable by the sync that is ending, announced by its listener (see the constructor). */
+  #durable: LedgerEntry[] = [];
   /**
    * Whether commits move ledger.head on. Not when it did not vouch for the table at open (missing,
    * failing its MAC, or sealing a different entry): writing over it would erase the evidence.
@@ -157,11 +157,12 @@ export class Ledger {
     }
 
     this.#batch = GroupCommit.of(db);
+    // Once per sync of the WAL: the head sealed once, at the newest durable entry, then each entry announced.
     this.#batch.onCommit(() => {
-      const committed = this.#pending;
-      this.#pending = [];
-      if (committed.length > 0) this.#seal(committed.at(-1)!);
-      for (const entry of committed) for (const listener of this.#listeners) listener(entry);
+      const durable = this.#durable;
+      this.#durable = [];
+      if (durable.length > 0) this.#seal(durable.at(-1)!);
+      for (const entry of durable) for (const listener of this.#listeners) listener(entry);
     });
   }
 
@@ -203,9 +204,9 @@ export class Ledger {
         entry.hash,
       ),
     );
+    this.#batch.afterDurable(() => this.#durable.push(entry));
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
-    this.#pending.push(entry);
     return entry;
   }
 
