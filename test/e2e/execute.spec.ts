@@ -39,6 +39,31 @@ test('Copy puts the full JSON of an execution on the clipboard', async ({ consol
   await expect(entry.locator('pre.json-block')).toBeHidden();
 });
 
+test('a run outlives a reload with its arguments; Copy as curl and Re-run take them again', async ({ consolePage, page, context, capstan }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const detail = await consolePage.select('time_now');
+  await detail.getByLabel('timezone').fill('Asia/Tokyo');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  const requestId = await consolePage.requestIdOf(consolePage.latestExecution);
+
+  // The gateway kept it: a reload shows the same run, with what it sent.
+  await page.reload();
+  const entry = consolePage.latestExecution;
+  await expect(entry.getByTestId('request-id')).toHaveText(requestId);
+  await expect(entry.getByTestId('execution-arguments')).toHaveText('{"timezone":"Asia/Tokyo"}');
+  await expect(entry).toContainText('ok');
+
+  await entry.getByRole('button', { name: 'Copy as curl' }).click();
+  await expect(entry.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(
+    `curl -sS -X POST ${capstan.origin}/tools/call -H "Authorization: Bearer $CAPSTAN_TOKEN" -H 'content-type: application/json' --data '{"tool":"time_now","arguments":{"timezone":"Asia/Tokyo"}}'`,
+  );
+
+  await entry.getByRole('button', { name: 'Re-run' }).click();
+  await expect(consolePage.detail('time_now').getByLabel('timezone')).toHaveValue('Asia/Tokyo');
+});
+
 test('arguments typed in the generated form are sent, and Enter runs the tool', async ({ consolePage }) => {
   const detail = await consolePage.select('time_now');
   await detail.getByLabel('timezone').fill('Asia/Tokyo');
