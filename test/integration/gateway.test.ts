@@ -462,6 +462,9 @@ describe('logs carry codes, never argument values', () => {
   afterAll(() => own?.stop());
 
   it('keeps each failure’s message for the client and logs its code, field and requestId instead', async () => {
+    // Recent executions keep the operator's arguments, on disk too when asked: still never in the log.
+    const persist = await own.request('/executions/settings', { method: 'PUT', body: { persist: true, maxEntries: 100, maxAgeDays: 30 } });
+    expect(persist.status).toBe(200);
     const secrets: string[] = [];
     /** Sends one failing request with a fresh secret in it; the client's message may quote it. */
     const fail = async (make: (value: string) => { body: unknown; headers?: Record<string, string> }, code: string) => {
@@ -487,6 +490,7 @@ describe('logs carry codes, never argument values', () => {
     await fail((value) => ({ body: '{}', headers: { 'content-type': `application/${value}` } }), 'BAD_REQUEST');
     const thrown = await fail((value) => ({ body: { tool: 'echoes_input', arguments: { password: value }, requestId: 'leak-tool' } }), 'TOOL_FAILED');
     expect(thrown.error.message).toContain('sk-live-');
+    const thrownArgument = secrets.at(-1)!;
     // http_check asks first; confirmed, it refuses a URL with credentials, and then a loopback
     // destination this gateway does not allow (no request leaves either way).
     const refusals = [
@@ -502,6 +506,9 @@ describe('logs carry codes, never argument values', () => {
 
     const logged = own.logs.map((line) => JSON.stringify(line));
     for (const value of secrets) expect(logged.filter((line) => line.includes(value)), value).toEqual([]);
+    // The history did hold them (so they went through it), the thrown tool's argument among them.
+    const history = JSON.stringify(await (await own.request('/executions')).json());
+    expect(history).toContain(thrownArgument);
     expect(own.logs).toContainEqual(expect.objectContaining({ requestId: 'leak-zone', code: 'ARGUMENT_INVALID', field: 'timezone' }));
     expect(own.logs).toContainEqual(expect.objectContaining({ requestId: 'leak-tool', code: 'TOOL_FAILED' }));
   });
