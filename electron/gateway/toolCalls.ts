@@ -55,7 +55,9 @@ export function createToolCaller({ catalog, confirmations, approvals, tasks, led
     const task = tasks.taskForCall(call);
     if (call.reference) assertLoaded(catalog, task, contract.id, call.reference);
     const argumentsDigest = ledger.digest(call.arguments);
-    log.info({ tool: contract.id, taskId: task.id }, 'tool call started');
+    // Debug: at the default level a call has one line, when it ends ('tool call finished', or
+    // 'request failed' with its code), so a busy gateway does not write three lines per call.
+    log.debug({ tool: contract.id, taskId: task.id }, 'tool call started');
     const { id, name, title, description, riskLevel, mutating } = contract;
     const outcome = await tasks.runCall(
       task,

@@ -98,6 +98,8 @@ describe('POST /tools/call', () => {
     const lines = gw.logs.filter((line) => JSON.stringify(line).includes('note_add') || line.requestId === requestId);
     expect(lines.map((line) => line.msg)).toEqual(['tool call started', 'tool call finished', 'request completed']);
     expect(lines.every((line) => line.requestId === requestId)).toBe(true);
+    // At the default level (info, 30) a call that succeeds writes one line, with its tool and task.
+    expect(lines.filter((line) => (line.level as number) >= 30)).toEqual([expect.objectContaining({ msg: 'tool call finished', tool: 'builtin:note_add', taskId: expect.any(String) })]);
     expect(JSON.stringify(gw.logs)).not.toContain('hunter2');
   });
 
