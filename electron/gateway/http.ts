@@ -64,6 +64,8 @@ declare module 'fastify' {
      * the operator by mistake: read it with `principalOf(request)`.
      */
     principal: Principal | undefined;
+    /** Whether the operation logged the request's one line at the default level itself (a tool call that succeeded). */
+    loggedByCall: boolean;
   }
 }
 
@@ -116,8 +118,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
   });
+  // One line per request at the default level: a tool call that succeeded has had its own
+  // ('tool call finished': requestId, tool, task, duration), so its request's line is debug.
+  app.decorateRequest('loggedByCall', false);
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    request.log[request.loggedByCall ? 'debug' : 'info'](
       { method: request.method, url: request.routeOptions.url ?? request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     );
@@ -166,6 +171,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         handler: async (request, reply) => {
           const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : withParams(request.body, request.params);
           const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log, principal: principalOf(request) });
+          request.loggedByCall = operation === 'callTool' && answer.ok;
           return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
         },
       });
