@@ -9,16 +9,22 @@ export interface TimeNowResult {
 }
 
 // Building an Intl formatter costs far more than formatting with one, so keep one per zone as
-// asked (undefined: the host's zone). Bounded, since case variants of a name are all valid.
-const formatters = new Map<string | undefined, Intl.DateTimeFormat>();
+// asked (undefined: the host's zone), with the zone's resolved name, which resolvedOptions()
+// would build a fresh object for on every call. Bounded, since case variants of a name are all valid.
+interface ZoneFormatter {
+  format: Intl.DateTimeFormat;
+  timeZone: string;
+}
+const formatters = new Map<string | undefined, ZoneFormatter>();
 const MAX_CACHED_ZONES = 1000;
 
 /** sv-SE formats as `YYYY-MM-DD HH:mm:ss`, which reads the same everywhere. */
-function localFormatter(timeZone: string | undefined): Intl.DateTimeFormat {
+function localFormatter(timeZone: string | undefined): ZoneFormatter {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     if (formatters.size >= MAX_CACHED_ZONES) formatters.clear();
-    formatter = new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' });
+    const format = new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' });
+    formatter = { format, timeZone: format.resolvedOptions().timeZone };
     formatters.set(timeZone, formatter);
   }
   return formatter;
@@ -34,17 +40,17 @@ function utcOffset(local: string, now: Date): string {
 }
 
 export function timeNow(timezone: string | undefined, now = new Date()): TimeNowResult {
-  let formatter: Intl.DateTimeFormat;
+  let formatter: ZoneFormatter;
   try {
     formatter = localFormatter(timezone);
   } catch {
     throw new ToolArgumentError('timezone', `unknown IANA time zone "${timezone}"`);
   }
-  const local = formatter.format(now);
+  const local = formatter.format.format(now);
   return {
     iso: now.toISOString(),
     epochMs: now.getTime(),
-    timezone: timezone ?? formatter.resolvedOptions().timeZone,
+    timezone: timezone ?? formatter.timeZone,
     utcOffset: utcOffset(local, now),
     local,
   };
