@@ -15,7 +15,7 @@
  * hash chain alone still holds when its last entries are cut off, a keyed checkpoint of the
  * head in `ledger.head` (a truncated tail, or a tail rewritten with fresh hashes).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { asciiLower, type LedgerEntry, type LedgerKind, type LedgerProblem, type LedgerQuery, type LedgerVerification } from '../../shared/ledger';
 import type { Principal } from '../../shared/principal';
@@ -62,7 +62,8 @@ interface Row {
  */
 export function entryHash(entry: Omit<LedgerEntry, 'hash'>): string {
   const hashed = { ...entry, prevHash: undefined, principal: entry.principal ?? undefined };
-  return createHash('sha256').update(entry.prevHash).update(canonicalJson(hashed)).digest('hex');
+  // One-shot: the same bytes as updating with each part, at half the cost of a Hash object.
+  return hash('sha256', entry.prevHash + canonicalJson(hashed));
 }
 
 const toEntry = (row: Row): LedgerEntry => ({
