@@ -56,10 +56,15 @@ test('start a titled task, steer it, and supersede it from the console; the tran
   await expect(active.locator('[data-call-count="ok"]')).toHaveText('1');
   await expect(consolePage.latestExecution.getByTestId('task-id')).toHaveText(`${oldId!.slice(0, 13)}…`);
 
+  // A follow-up waits behind it: the Supersede dialog names it as discarded before anything happens.
+  await tasks.getByRole('button', { name: 'Follow-up…' }).click();
+  await submitTaskDialog(consolePage, 'Queue a follow-up', { title: 'tell floor 3' }, 'Queue follow-up');
   await active.getByRole('button', { name: 'Supersede…' }).click();
   const supersede = page.getByRole('dialog', { name: 'Supersede the active task' });
   await expect(supersede).toContainText('Supersede first cancels “printer offline on floor 3”');
+  await expect(supersede.getByRole('list', { name: 'Follow-ups it discards' })).toHaveText(/tell floor 3/);
   await submitTaskDialog(consolePage, 'Supersede the active task', { title: 'replace the floor 3 printer' }, 'Cancel it and start');
+  await expect(consolePage.taskRow('Finished tasks', 'tell floor 3').locator('[data-task-state]')).toHaveAttribute('data-task-state', 'superseded');
 
   await expect(active.getByRole('heading', { name: 'replace the floor 3 printer' })).toBeVisible();
   await expect(active.locator('[data-task-state]').first()).toHaveAttribute('data-task-state', 'running');
@@ -112,6 +117,16 @@ test('a follow-up that requires success is blocked after the active task finishe
   const handoff = active.locator('details.handoff');
   await expect(handoff.locator('[data-task-state]').first()).toHaveAttribute('data-task-state', 'failed');
   await expect(handoff.getByTestId('handoff-final-message')).toHaveText('The printer needs a new fuser; ordered.');
+
+  // Cancel task asks first, and keeping it running changes nothing.
+  await active.getByRole('button', { name: 'Cancel task…' }).click();
+  const cancel = page.getByRole('dialog', { name: 'Cancel the active task' });
+  await expect(cancel).toContainText('Cancels “tell floor 3 it works again”: new calls are refused at once');
+  await cancel.getByRole('button', { name: 'Keep it running' }).click();
+  await expect(active.locator('[data-task-state]').first()).toHaveAttribute('data-task-state', 'running');
+  await active.getByRole('button', { name: 'Cancel task…' }).click();
+  await cancel.getByRole('button', { name: 'Cancel task', exact: true }).click();
+  await expect(consolePage.taskRow('Finished tasks', 'tell floor 3 it works again').locator('[data-task-state]')).toHaveAttribute('data-task-state', 'cancelled');
 });
 
 test('the Tasks view follows changes another client makes over HTTP, without a reload or polling', async ({ consolePage, page, capstan }) => {

@@ -4,8 +4,6 @@
  */
 import type { TaskView } from '../../../shared/tasks';
 import { useConsoleUi } from '../../state/uiStore';
-import { toErrorBody } from '../../api/errors';
-import { ErrorNotice } from '../../ui/ErrorNotice';
 import { clockTime } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { CallCounts } from './CallCounts';
@@ -17,7 +15,6 @@ import type { DialogAction } from './TaskActionDialog';
 import { TaskFacts } from './TaskFacts';
 import { TaskProgress } from './TaskProgress';
 import { TaskStateBadge } from './TaskStateBadge';
-import { useTaskCommand } from './useTasks';
 
 interface ActiveTaskProps {
   task: TaskView;
@@ -26,10 +23,8 @@ interface ActiveTaskProps {
 }
 
 export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
-  const cancel = useTaskCommand();
   const showLedger = useConsoleUi((ui) => ui.showLedger);
   const running = task.state === 'running';
-  const cancelError = cancel.error && toErrorBody(cancel.error);
 
   return (
     <section className={`task-card task-card--${task.state}`} aria-labelledby="active-task-title" data-task-id={task.id}>
@@ -53,7 +48,7 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
       )}
 
       <CallCounts counts={task.callCounts} inFlight={task.callsInFlight} />
-      <TaskProgress taskId={task.id} />
+      <TaskProgress task={task} />
       <HarnRunPanel taskId={task.id} />
       {task.context && <ContextUsage context={task.context} />}
 
@@ -83,18 +78,11 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
           <Icon name="forward" />
           Supersede…
         </button>
-        <button
-          type="button"
-          className="button button--danger"
-          onClick={() => !cancel.isPending && cancel.mutate({ type: 'cancel', id: task.id })}
-          disabled={!running}
-          aria-disabled={cancel.isPending}
-        >
+        <button type="button" className="button button--danger" onClick={() => onDialog('cancel')} disabled={!running}>
           <Icon name="stop" />
-          {cancel.isPending ? 'Cancelling…' : 'Cancel task'}
+          Cancel task…
         </button>
       </div>
-      {cancelError && <ErrorNotice what="Cancel failed" error={cancelError} />}
 
       {task.handoff && <HandoffDigest handoff={task.handoff} predecessorTitle={titleOf(task.handoff.predecessorId)} />}
     </section>

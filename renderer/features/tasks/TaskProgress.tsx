@@ -1,27 +1,31 @@
 /**
- * The progress of the task's running calls, whoever made them (the console, an agent over MCP, a
- * script), as their tools report it. Calls that report nothing are counted in "in flight" only.
+ * The task's running calls, whoever made them (the console, an agent over MCP, a script): each
+ * with its progress as its tool reports it, or else its time against its deadline, and Cancel
+ * call, which stops that call alone while the task runs on.
  */
-import { useMemo } from 'react';
-import { useExecutions } from '../../state/executionsStore';
+import type { TaskView } from '../../../shared/tasks';
 import { useProgress } from '../../state/progressStore';
 import { CallProgressBar } from '../progress/CallProgressBar';
+import { CallClock } from './CallClock';
+import { CancelCallButton } from './CancelCallButton';
 
-export function TaskProgress({ taskId }: { taskId: string }) {
+export function TaskProgress({ task }: { task: TaskView }) {
   const byRequest = useProgress((state) => state.byRequest);
-  const reports = useMemo(() => [...byRequest.values()].filter((report) => report.taskId === taskId), [byRequest, taskId]);
-  const executions = useExecutions((state) => state.executions);
-  if (reports.length === 0) return null;
+  if (task.calls.length === 0) return null;
   return (
     <div className="task-card__progress">
-      <h4 className="subheading">Running calls</h4>
-      <ul className="task-progress" aria-label="Progress of running calls">
-        {reports.map((report) => {
-          const tool = executions.find((execution) => execution.requestId === report.requestId)?.tool;
+      <h4 className="subheading">Running calls ({task.calls.length})</h4>
+      <ul className="task-progress" aria-label="Running calls">
+        {task.calls.map((call) => {
+          const report = byRequest.get(call.requestId);
           return (
-            <li key={report.requestId} aria-label={report.requestId}>
-              <code className="muted">{tool ? `${tool} · ` : ''}{report.requestId}</code>
-              <CallProgressBar report={report} label={tool ?? report.requestId} />
+            <li key={call.requestId} aria-label={call.requestId}>
+              <code className="muted">
+                {call.capability} · {call.requestId}
+                {call.principal !== 'operator' && ` · by ${call.principal}`}
+              </code>
+              {report ? <CallProgressBar report={report} label={call.capability} /> : <CallClock call={call} label={call.capability} />}
+              {task.state === 'running' && <CancelCallButton requestId={call.requestId} tool={call.capability} mutating={call.mutating} />}
             </li>
           );
         })}

@@ -111,7 +111,7 @@ export function TasksView() {
         </div>
       </div>
 
-      <TaskActionDialog action={dialog} sessionId={sessionId} active={active} onClose={() => setDialog(null)} />
+      <TaskActionDialog action={dialog} sessionId={sessionId} active={active} waiting={waiting} onClose={() => setDialog(null)} />
       <HarnRunDialog open={harnOpen} sessionId={sessionId} onClose={() => setHarnOpen(false)} />
     </div>
   );

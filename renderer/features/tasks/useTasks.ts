@@ -1,6 +1,6 @@
 /** The sessions and tasks through react-query, and the operator's task actions. */
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { TaskAction, TasksView, TaskView } from '../../../shared/tasks';
+import type { RunningCallView, TaskAction, TasksView, TaskView } from '../../../shared/tasks';
 import { useTransport } from '../../api/hooks';
 import type { ConsoleTransport } from '../../api/transport';
 import { applyTaskViews, readTasks, tasksQueryKey } from './taskCache';
@@ -58,4 +58,20 @@ export function useTaskCommand() {
       }
     },
   });
+}
+
+/** The call running under `requestId` and its task, as the task views show it; undefined until its start is on record, and after its end. */
+export function useRunningCall(requestId: string): { taskId: string; call: RunningCallView } | undefined {
+  const { data } = useTasksView();
+  for (const task of data?.tasks ?? []) {
+    const call = task.calls.find((candidate) => candidate.requestId === requestId);
+    if (call) return { taskId: task.id, call };
+  }
+  return undefined;
+}
+
+/** Cancels one running call; the task views that follow (events) drop it from its task. */
+export function useCancelCall() {
+  const transport = useTransport();
+  return useMutation({ mutationFn: (requestId: string) => transport.cancelCall({ requestId }) });
 }
