@@ -30,7 +30,8 @@ interface Binding {
   reloading: Promise<unknown>;
 }
 
-export type CatalogChange = Omit<z.infer<typeof CatalogChanged>, 'type'>;
+/** What the catalog says of a change; catalogView.ts adds what changed in the operator's view. */
+export type CatalogChange = Pick<z.infer<typeof CatalogChanged>, 'catalogGeneration' | 'provider' | 'reason'>;
 
 export interface CatalogOptions {
   /** config.json's toolPolicy: applied to every tool contract, it only ever tightens. */
