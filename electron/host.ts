@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Catalog } from './catalog/catalog';
+import { CatalogViews } from './catalog/catalogView';
 import { toolPolicy } from './catalog/toolPolicy';
 import { Cursors } from './catalog/cursor';
 import { readConfig, type CapstanConfig } from './config';
@@ -40,6 +41,8 @@ export interface Host {
   config: CapstanConfig;
   db: Database;
   catalog: Catalog;
+  /** The operator's catalog view as it changes: each event's delta, and the view's entity tag. */
+  catalogViews: CatalogViews;
   ledger: Ledger;
   tasks: TaskRuntime;
   events: EventBus;
@@ -93,9 +96,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     db.close();
     throw error;
   }
+  const catalogViews = new CatalogViews(catalog);
   catalog.onChange((change) => {
     logger.info(change, 'catalog changed');
-    events.publish({ type: 'catalog', ...change });
+    events.publish(catalogViews.event(change));
   });
   const tasks = new TaskRuntime(catalog, ledger, new TaskStore(db), {
     // Read as each task starts: a configured MCP server's tools are granted like the builtins,
@@ -125,6 +129,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     config,
     db,
     catalog,
+    catalogViews,
     ledger,
     tasks,
     events,
