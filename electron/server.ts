@@ -214,6 +214,7 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
       handlers: host.handlers,
       events: host.events,
       ledger: host.ledger,
+      entityTags: { getCatalog: () => host.catalogViews.tag() },
       logger: options.logger,
       token: options.token,
       agents: host.agents,
