@@ -112,10 +112,45 @@ export const CatalogView = z.object({
 });
 export type CatalogView = z.infer<typeof CatalogView>;
 
-export const CatalogSearchInput = z.strictObject({ query: z.string().max(1000) });
+/** The operator's search pages: 100 hits unless asked otherwise, at most 500. */
+export const CATALOG_SEARCH_PAGE = 100;
+export const MAX_CATALOG_SEARCH_PAGE = 500;
+
+/** The console's risk filter (shared/policy.ts's ToolFilter). */
+export const RiskFilter = z.enum(['all', 'low-risk', 'confirm']);
+
+/**
+ * `GET /catalog/search`: one page of the lexical-v1 ranking over the whole catalog, narrowed by
+ * the console's filters, with the counts a list needs (its length, each facet's), so a client
+ * holds only the hits it shows and pages in more as the operator scrolls.
+ */
+export const CatalogSearchInput = z.strictObject({
+  query: z.string().max(1000),
+  /** Risk filter, default `all`. */
+  filter: RiskFilter.optional(),
+  kind: CapabilityKind.optional(),
+  provider: z.string().max(128).optional(),
+  /** Where the page starts in the filtered ranking (default 0). */
+  offset: z.coerce.number().int().nonnegative().max(1_000_000).optional(),
+  limit: z.coerce.number().int().positive().max(MAX_CATALOG_SEARCH_PAGE).optional(),
+});
+export type CatalogSearchInput = z.input<typeof CatalogSearchInput>;
+const count = z.number().int().nonnegative();
 export const CatalogSearchOutput = z.object({
   analyzer: z.literal(SEARCH_ANALYZER),
+  /** The catalog the page was ranked in; pages are ranked as each is asked, and a catalog event says to ask again. */
   catalogGeneration: z.number().int(),
+  /** Lexical matches, before any filter (0: no lexical match). */
+  matches: count,
+  /** Hits after every filter: the length of the list this page is part of. */
+  total: count,
+  /**
+   * How many hits each facet value would give, with every other filter applied: kinds under the
+   * risk filter and the provider, providers under the risk filter and the kind.
+   */
+  facets: z.object({ kinds: z.object({ tool: count, skill: count }), providers: z.array(z.object({ provider: z.string(), count })) }),
+  offset: count,
+  /** Best first, ties by canonical id: hits `offset` to `offset + limit` of the filtered ranking. */
   hits: z.array(z.object({ id: z.string(), score: z.number(), matched: z.array(MatchedField) })),
 });
 export type CatalogSearchOutput = z.infer<typeof CatalogSearchOutput>;
