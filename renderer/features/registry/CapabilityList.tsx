@@ -38,11 +38,11 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   const provider = useConsoleUi((ui) => ui.provider);
   const scroller = useRef<HTMLDivElement>(null);
   const [focusId, setFocusId] = useState<string | null>(null);
-  /** A row to focus as soon as it is rendered (it may need scrolling into the window first). */
-  const pendingFocus = useRef<string | null>(null);
+  /** A row to focus as soon as it is rendered (it may need scrolling into the window first): its id, or its index while its page is on the way. */
+  const pendingFocus = useRef<string | number | null>(null);
 
   // Stable while the rows are: the virtualizer recomputes every row's position when this function changes.
-  const getItemKey = useCallback((index: number) => shown[index]?.id ?? index, [shown]);
+  const getItemKey = useCallback((index: number) => shown[index]?.id ?? `row-${index}`, [shown]);
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read fresh on every render, as it expects.
   const virtualizer = useVirtualizer({
     count: shown.length,
@@ -55,8 +55,13 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   });
 
   const rows = virtualizer.getVirtualItems();
+  // Rows whose page of hits has not arrived yet are asked for as they come into view.
+  const firstRow = rows[0]?.index ?? 0;
+  const endRow = (rows.at(-1)?.index ?? -1) + 1;
+  const { showRows } = view;
+  useEffect(() => showRows(firstRow, endRow), [showRows, firstRow, endRow]);
   // A scan, not an index: building a Map of thousands of rows on every new result costs more than two lookups.
-  const indexOf = (id: string | null) => (id === null ? -1 : shown.findIndex((entry) => entry.id === id));
+  const indexOf = (id: string | null) => (id === null ? -1 : shown.findIndex((entry) => entry?.id === id));
   const focused = indexOf(focusId);
   const preferred = focused !== -1 ? focused : Math.max(0, indexOf(selectedId));
   // Tab must always reach the list: if the preferred row is scrolled out of the DOM, the first rendered row takes its place.
@@ -69,8 +74,10 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   }, [resultsKey]);
 
   const focusRendered = () => {
+    // A row asked for before its page arrived is focused once it has.
+    if (typeof pendingFocus.current === 'number') pendingFocus.current = shown[pendingFocus.current]?.id ?? pendingFocus.current;
     const id = pendingFocus.current;
-    if (id === null) return;
+    if (id === null || typeof id === 'number') return;
     const button = scroller.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"] .tool-card__select`);
     if (!button) return;
     pendingFocus.current = null;
@@ -81,10 +88,10 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
 
   const moveFocus = (index: number) => {
     const clamped = Math.max(0, Math.min(shown.length - 1, index));
+    if (shown.length === 0) return;
     const target = shown[clamped];
-    if (!target) return;
-    setFocusId(target.id);
-    pendingFocus.current = target.id;
+    if (target) setFocusId(target.id);
+    pendingFocus.current = target?.id ?? clamped;
     virtualizer.scrollToIndex(clamped, { align: 'auto' });
     focusRendered();
   };
@@ -123,7 +130,20 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
       >
         {rows.map((item) => {
           const entry = shown[item.index];
-          if (!entry) return null;
+          if (!entry) {
+            return (
+              <li
+                key={item.key}
+                ref={virtualizer.measureElement}
+                className="tool-list__row tool-list__row--pending"
+                data-index={item.index}
+                aria-setsize={shown.length}
+                aria-posinset={item.index + 1}
+                aria-busy="true"
+                style={{ transform: `translateY(${item.start}px)`, minHeight: ESTIMATED_ROW_PX }}
+              />
+            );
+          }
           return (
             <li
               key={item.key}
