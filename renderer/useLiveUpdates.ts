@@ -2,14 +2,14 @@
  * Keeps the page current without polling: one subscription to the gateway's events for the
  * whole app, routed to the features they concern. It lives beside App.tsx because it knows
  * every feature; api/ below it knows none. A catalog event (a skill written, a provider switched, a capability revoked)
- * re-reads the catalog and the searches; ledger and task events feed the Ledger and Tasks views
+ * carries what changed, applied to the held catalog in place (the searches are asked again); ledger and task events feed the Ledger and Tasks views
  * (gathered once per animation frame); progress events feed the running calls' bars until their
  * call_finished entry arrives; harn events feed the Harn run panels of the Tasks view; approval events keep the Approvals queue and its count current; executions events keep Recent executions current. Event types this console does not know are ignored.
  */
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { LedgerEntry } from '../shared/ledger';
-import { refreshCatalog, useTransport } from './api/hooks';
+import { applyCatalogEvent, refreshCatalog, useTransport } from './api/hooks';
 import type { LiveStatus } from './api/transport';
 import { applyApproval } from './features/approvals/approvalCache';
 import { refreshApprovals } from './features/approvals/useApprovals';
@@ -40,7 +40,7 @@ export function useLiveUpdates(): void {
     const executions = createExecutionsFeed(transport);
     const unsubscribe = transport.subscribe(
       (event) => {
-        if (event.type === 'catalog') refreshCatalog(client);
+        if (event.type === 'catalog') applyCatalogEvent(client, event);
         else if (event.type === 'task') tasks.push(event.task);
         else if (event.type === 'progress') progress.push(event);
         else if (event.type === 'harn') applyHarnEvent(client, event);
@@ -53,7 +53,7 @@ export function useLiveUpdates(): void {
         }
       },
       {
-        // Events sent while the stream was down are lost; read everything again instead.
+        // Events sent while the stream was down are lost: read the catalog again, conditionally (a 304 if nothing changed).
         onReconnect: () => refreshCatalog(client),
         onStatus: (status: LiveStatus) => {
           setLiveStatus(status);

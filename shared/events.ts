@@ -4,16 +4,53 @@
  */
 import { z } from 'zod';
 import { ApprovalView } from './approvals';
+import { CatalogEntry, Diagnostic, ProviderInfo } from './capability';
 import { HarnRunSummary, HarnUpdate } from './harn';
 import { LedgerEntry } from './ledger';
 import { TaskView } from './tasks';
 
+/**
+ * What one catalog change did to the operator's view (`GET /catalog`), small enough to apply in
+ * place rather than read the whole view again (10,000 skills are ~7 MB).
+ *
+ * It applies to the view at generation `from` (shared/catalogDelta.ts applies it): a client
+ * holding another generation missed a change and re-reads `GET /catalog`, with `If-None-Match`.
+ * A change that leaves the generation as it was (a provider's status, diagnostics) has `from`
+ * equal to the event's `catalogGeneration`.
+ */
+export const CatalogDelta = z.object({
+  from: z.number().int().nonnegative(),
+  /** Capabilities new to the view, or whose contract or revoked flag changed, as `GET /catalog` lists them. */
+  upserted: z.array(CatalogEntry),
+  /** Ids of capabilities that left the view (gone from their provider, or their provider disabled or unbound). */
+  removed: z.array(z.string()),
+  /**
+   * Every provider, as `GET /catalog` lists them. A capability carries its provider's
+   * `bindingGeneration`: one not in `upserted` takes it from here.
+   */
+  providers: z.array(ProviderInfo),
+  /** The diagnostics of each provider whose diagnostics changed (an empty list: it has none now). */
+  diagnostics: z.array(z.object({ provider: z.string(), diagnostics: z.array(Diagnostic) })),
+  /** Providers still reading their first contents, as `GET /catalog` says. */
+  loading: z.array(z.string()).optional(),
+  /** The view's entity tag after the change: the ETag `GET /catalog` answers with, for `If-None-Match`. */
+  tag: z.string(),
+});
+export type CatalogDelta = z.infer<typeof CatalogDelta>;
+
+/**
+ * The catalog changed: its new generation, which provider and why, and the change itself. `delta`
+ * is null when too much changed to carry (a provider's first load, thousands of skills): a client
+ * then re-reads `GET /catalog`.
+ */
 export const CatalogChanged = z.object({
   type: z.literal('catalog'),
   catalogGeneration: z.number().int(),
   provider: z.string(),
   reason: z.enum(['loaded', 'changed', 'diagnostics', 'enabled', 'disabled', 'revoked', 'restored', 'status']),
+  delta: CatalogDelta.nullable(),
 });
+export type CatalogChanged = z.infer<typeof CatalogChanged>;
 
 /** A new ledger entry; over SSE its `id:` is the entry's sequence number, for Last-Event-ID. */
 export const LedgerAppended = z.object({ type: z.literal('ledger'), entry: LedgerEntry });

@@ -165,6 +165,11 @@ export class LexicalResult {
     return this.docs.length;
   }
 
+  /** The document at this rank, without building its hit. */
+  doc(rank: number): number {
+    return this.docs[rank]!;
+  }
+
   hit(rank: number): LexicalHit {
     return { doc: this.docs[rank]!, score: this.scores[rank]!, matched: MATCHED_FIELDS[this.masks[rank]!]! };
   }

@@ -13,7 +13,6 @@ import {
   type Operations,
 } from '../../shared/api';
 import type { ToolContract } from '../../shared/capability';
-import { SEARCH_ANALYZER } from '../../shared/discovery';
 import { CapstanError } from '../../shared/errors';
 import { isAgent } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
@@ -32,7 +31,7 @@ import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Approvals } from './approvals';
 import type { Confirmations } from './confirmations';
-import type { Discovery } from './discovery';
+import { searchCatalog, type Discovery } from './discovery';
 import { createToolCaller, type CallContext } from './toolCalls';
 import { assertOwnsTask, authorize, defaultSession, forbidden, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
@@ -60,6 +59,7 @@ export function createApiHandlers(parts: {
   const callTool = createToolCaller(parts);
   const view = () => ({
     catalogGeneration: catalog.generation,
+    loading: catalog.loading(),
     capabilities: catalog.entries(),
     providers: catalog.providers(),
     diagnostics: catalog.diagnostics(),
@@ -67,6 +67,7 @@ export function createApiHandlers(parts: {
   return answerWhenDurable(ledger, {
     listTools: async () => ({
       generation: catalog.generation,
+      loading: catalog.loading(),
       tools: catalog
         .entries()
         .flatMap(({ contract, revoked }) => (contract.kind === 'tool' && !revoked ? [toolDescriptor(contract)] : [])),
@@ -83,11 +84,7 @@ export function createApiHandlers(parts: {
     saveSettings: async (input) => writeConsoleSettings(db, input),
 
     getCatalog: async () => view(),
-    searchCatalog: async ({ query }) => {
-      const { entries, index, catalogGeneration } = catalog.snapshot();
-      const hits = index.search(query).slice().map(({ doc, score, matched }) => ({ id: entries[doc]!.contract.id, score, matched }));
-      return { analyzer: SEARCH_ANALYZER, catalogGeneration, hits };
-    },
+    searchCatalog: async (input) => searchCatalog(catalog.snapshot(), input),
     getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),
     getDiagnosticExcerpt: async ({ path, line }) => {
       // Only a file a current skills diagnostic names at this line: the route reads no other file.

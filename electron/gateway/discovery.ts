@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { Authority, CapabilityKind, CapabilityReference } from '../../shared/capability';
 import {
+  CATALOG_SEARCH_PAGE,
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
   SEARCH_ANALYZER,
@@ -14,23 +15,66 @@ import {
   type CapabilitiesListOutput,
   type CapabilitiesSearchInput,
   type CapabilitiesSearchOutput,
+  type CatalogSearchInput,
   type DiscoveryItem,
   type SkillsActivateInput,
   type SkillsActivateOutput,
   type ToolsLoadInput,
   type ToolsLoadOutput,
   type CapabilitiesInspectOutput,
+  type CatalogSearchOutput,
 } from '../../shared/discovery';
+import { matchesFilter } from '../../shared/policy';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog, LiveEntry } from '../catalog/catalog';
 import type { Cursors } from '../catalog/cursor';
 import { canonicalJson } from '../catalog/digest';
-import type { SnapshotEntry } from '../catalog/snapshot';
+import type { Snapshot, SnapshotEntry } from '../catalog/snapshot';
 import { estimateTokens, estimateTokensYielding } from '../runtime/admission';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
 
 type Task = RunningTask;
+
+/**
+ * The operator's search (`GET /catalog/search`): one page of the ranking over the whole catalog
+ * under the console's filters, with the list's length and exact facet counts. One pass over the
+ * matches counts them all; hit objects are built only for the page.
+ */
+export function searchCatalog(snapshot: Snapshot, input: In<typeof CatalogSearchInput>): CatalogSearchOutput {
+  const { entries, index, catalogGeneration } = snapshot;
+  const result = index.search(input.query);
+  const filter = input.filter ?? 'all';
+  const offset = input.offset ?? 0;
+  const end = offset + (input.limit ?? CATALOG_SEARCH_PAGE);
+  const kinds = { tool: 0, skill: 0 };
+  const providers = new Map<string, number>();
+  const hits: CatalogSearchOutput['hits'] = [];
+  let total = 0;
+  for (let rank = 0; rank < result.length; rank++) {
+    const { contract } = entries[result.doc(rank)]!;
+    if (!matchesFilter(contract, filter)) continue;
+    const kindOk = !input.kind || contract.kind === input.kind;
+    const providerOk = !input.provider || contract.provider === input.provider;
+    if (providerOk) kinds[contract.kind] += 1;
+    if (kindOk) providers.set(contract.provider, (providers.get(contract.provider) ?? 0) + 1);
+    if (!kindOk || !providerOk) continue;
+    if (total >= offset && total < end) {
+      const { score, matched } = result.hit(rank);
+      hits.push({ id: contract.id, score, matched });
+    }
+    total += 1;
+  }
+  return {
+    analyzer: SEARCH_ANALYZER,
+    catalogGeneration,
+    matches: result.length,
+    total,
+    facets: { kinds, providers: [...providers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([provider, count]) => ({ provider, count })) },
+    offset,
+    hits,
+  };
+}
 
 type In<T extends z.ZodType> = z.output<T>;
 type Out<T extends z.ZodType> = z.infer<T>;

@@ -24,7 +24,8 @@ import { ZodUndefined } from 'zod';
 import { OPERATOR, type Principal } from '../../shared/principal';
 import type { AgentTokens } from '../store/agentTokens';
 import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from './api';
-import { bearerAuthenticator, forbidden } from './principal';
+import { authorize, bearerAuthenticator, forbidden } from './principal';
+import { matchesIfNoneMatch } from '../catalog/catalogView';
 import { MAX_EVENT_STREAMS, streamEvents } from './eventStream';
 import { MCP_PATH, mcpEndpoint } from './mcp/http';
 import { allowedOrigin, hostMatcher } from './origin';
@@ -36,6 +37,11 @@ export interface HttpGatewayOptions {
   events: EventBus;
   /** For replaying ledger entries a reconnecting event stream missed. */
   ledger: Ledger;
+  /**
+   * GET operations whose answer has an entity tag (the catalog view): answered with `ETag`, and
+   * with 304 and no body when `If-None-Match` names the current tag.
+   */
+  entityTags?: Partial<Record<OperationName, () => string>>;
   logger: FastifyBaseLogger;
   token: string;
   /** Agent tokens, accepted besides the operator's `token` (without them, only the operator's is). */
@@ -170,6 +176,15 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         url: path,
         handler: async (request, reply) => {
           const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : withParams(request.body, request.params);
+          const tagOf = options.entityTags?.[operation];
+          if (tagOf) {
+            // The same principal check dispatch makes, first: a 304 must not tell an agent anything either.
+            authorize(operation, principalOf(request), input);
+            // The tag and the body below are taken in the same turn, so the tag is the body's.
+            const tag = tagOf();
+            reply.header('etag', tag).header('cache-control', 'no-cache');
+            if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) return reply.code(304).send();
+          }
           const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log, principal: principalOf(request) });
           request.loggedByCall = operation === 'callTool' && answer.ok;
           return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);

@@ -2,7 +2,9 @@
 import { createContext, useContext } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { ConsoleSettings, ToolCallRequest } from '../../shared/api';
-import type { CatalogSearchOutput, CatalogView } from '../../shared/discovery';
+import { applyCatalogDelta, deltaFit } from '../../shared/catalogDelta';
+import { CATALOG_SEARCH_PAGE, type CatalogSearchInput, type CatalogSearchOutput, type CatalogView } from '../../shared/discovery';
+import type { CatalogChanged } from '../../shared/events';
 import type { ConsoleTransport } from './transport';
 
 export const TransportContext = createContext<ConsoleTransport | null>(null);
@@ -16,36 +18,67 @@ export function useTransport(): ConsoleTransport {
 export const queryKeys = {
   catalog: ['catalog'],
   settings: ['settings'],
-  /** Every search; a search for one query is ['search', query]. */
+  /** Every search page; one page is ['search', its input without offset, its page number]. */
   searches: ['search'],
-  search: (query: string) => ['search', query],
+  searchPage: (params: SearchParams, page: number) => ['search', params, page],
   /** config.json's MCP servers as the gateway shows them (secrets masked). */
   mcpServers: ['mcpServers'],
 } as const;
 
+/** The catalog view the console holds, with its entity tag (null: none known, the next read is whole). */
+export type HeldCatalog = CatalogView & { tag: string | null };
+
 /**
  * Keeps the newer of two catalog views. A refetch started before a change can answer after the
- * view a mutation returned; without this it would put the older catalog back on screen.
+ * view a mutation returned or an event built; without this it would put the older catalog back on screen.
  * Equal generations take the later answer: diagnostics change without a new generation.
  */
-function newerView(client: QueryClient, fresh: CatalogView): CatalogView {
-  const cached = client.getQueryData<CatalogView>(queryKeys.catalog);
+function newerView(client: QueryClient, fresh: HeldCatalog): HeldCatalog {
+  const cached = client.getQueryData<HeldCatalog>(queryKeys.catalog);
   return cached && cached.catalogGeneration > fresh.catalogGeneration ? cached : fresh;
 }
 
-/** The operator's whole catalog: capabilities of enabled providers, providers, diagnostics. */
+/**
+ * The operator's whole catalog: capabilities of enabled providers, providers, diagnostics. Read
+ * whole once; then catalog events keep it current (applyCatalogEvent), and a read after a missed
+ * change asks with the held view's tag, so an unchanged catalog costs a 304.
+ */
 export function useCatalog() {
   const transport = useTransport();
   const client = useQueryClient();
   return useQuery({
     queryKey: queryKeys.catalog,
-    queryFn: async () => newerView(client, await transport.getCatalog(undefined)),
+    queryFn: async (): Promise<HeldCatalog> => {
+      const held = client.getQueryData<HeldCatalog>(queryKeys.catalog);
+      const read = await transport.readCatalog(held?.tag ?? null);
+      // Unchanged since the tag was sent; events may have moved the held view on since, so it is read again.
+      if (read === 'unchanged') return client.getQueryData<HeldCatalog>(queryKeys.catalog) ?? held!;
+      return newerView(client, { ...read.view, tag: read.tag });
+    },
     // The registry is rebuilt from each answer anyway; deep-comparing thousands of contracts would only cost.
     structuralSharing: false,
   });
 }
 
-/** Re-reads everything a catalog change can affect (live events call this). */
+/**
+ * A catalog event: its delta applied to the held view in place when it follows on from it; else
+ * (a change missed, or too large to carry) the view is read again, conditionally. Searches are
+ * asked again only when capabilities changed.
+ */
+export function applyCatalogEvent(client: QueryClient, event: CatalogChanged): void {
+  const held = client.getQueryData<HeldCatalog>(queryKeys.catalog);
+  const fit = deltaFit(held?.catalogGeneration, event);
+  if (fit === 'apply' && held && event.delta) {
+    client.setQueryData<HeldCatalog>(queryKeys.catalog, { ...applyCatalogDelta(held, event.catalogGeneration, event.delta), tag: event.delta.tag });
+  } else if (fit === 'reread') {
+    void client.invalidateQueries({ queryKey: queryKeys.catalog });
+  }
+  if (!event.delta || event.delta.upserted.length > 0 || event.delta.removed.length > 0) void client.invalidateQueries({ queryKey: queryKeys.searches });
+  // A server's status and tool count change with the catalog; the list is only read while the Providers panel shows it.
+  void client.invalidateQueries({ queryKey: queryKeys.mcpServers });
+}
+
+/** Re-reads everything a catalog change can affect (after a reconnect, or when the operator asks): the catalog conditionally. */
 export function refreshCatalog(client: QueryClient): void {
   void client.invalidateQueries({ queryKey: queryKeys.catalog });
   void client.invalidateQueries({ queryKey: queryKeys.searches });
@@ -53,33 +86,34 @@ export function refreshCatalog(client: QueryClient): void {
   void client.invalidateQueries({ queryKey: queryKeys.mcpServers });
 }
 
-/** A search's hits with the query they answer, so the page can tell a current answer from a kept one. */
-export interface SearchResult {
-  query: string;
-  /** Best first; null for the empty query, which lists the whole catalog. */
-  hits: CatalogSearchOutput['hits'] | null;
+/** What a search asks besides its page: the query and the console's filters. */
+export type SearchParams = Required<Pick<CatalogSearchInput, 'query'>> & Pick<CatalogSearchInput, 'filter' | 'kind' | 'provider'>;
+
+/** One page of a search, with what it answers, so the page can tell a current answer from a kept one. */
+export interface SearchPage {
+  params: SearchParams;
+  answer: CatalogSearchOutput;
 }
 
-const ALL: SearchResult = { query: '', hits: null };
+/** Hits per page of the console's list. */
+export const SEARCH_PAGE = CATALOG_SEARCH_PAGE;
 
 /**
- * lexical-v1 search over the whole catalog. No debounce: each keystroke asks at once, and the
- * request of a superseded query is aborted (react-query aborts a query left without observers
- * once its signal has been read). While a query is in flight the previous answer stays on screen.
+ * One page of lexical-v1 search over the whole catalog, under the list's filters. No debounce:
+ * each keystroke asks for its first page at once, and the request of a superseded query is
+ * aborted (react-query aborts a query left without observers once its signal has been read).
+ * `keepPrevious` keeps the previous answer on screen while the new one is in flight.
  */
-export function useCatalogSearch(query: string) {
-  const transport = useTransport();
-  const empty = query === '';
-  return useQuery({
-    queryKey: queryKeys.search(query),
-    queryFn: async ({ signal }): Promise<SearchResult> =>
-      empty ? ALL : { query, hits: (await transport.searchCatalog({ query }, { signal })).hits },
-    placeholderData: keepPreviousData,
-    // Thousands of hits: comparing them deeply with the previous answer costs more than it saves.
-    structuralSharing: false,
-    // The empty query needs no request: its answer is known before asking.
-    ...(empty ? { initialData: ALL, staleTime: Infinity } : {}),
-  });
+export function searchPageQuery(transport: ConsoleTransport, params: SearchParams, page: number, keepPrevious = false) {
+  return {
+    queryKey: queryKeys.searchPage(params, page),
+    queryFn: async ({ signal }: { signal: AbortSignal }): Promise<SearchPage> => ({
+      params,
+      answer: await transport.searchCatalog({ ...params, offset: page * SEARCH_PAGE, limit: SEARCH_PAGE }, { signal }),
+    }),
+    ...(keepPrevious ? { placeholderData: keepPreviousData } : {}),
+    enabled: params.query !== '',
+  };
 }
 
 export function useSettings() {
@@ -103,7 +137,8 @@ function useCatalogMutation<Input>(change: (transport: ConsoleTransport, input: 
   return useMutation({
     mutationFn: (input: Input) => change(transport, input),
     onSuccess: (view) => {
-      client.setQueryData(queryKeys.catalog, newerView(client, view));
+      // The answer comes without a tag; the next delta brings one.
+      client.setQueryData(queryKeys.catalog, newerView(client, { ...view, tag: null }));
       void client.invalidateQueries({ queryKey: queryKeys.searches });
     },
   });

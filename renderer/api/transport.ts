@@ -13,6 +13,7 @@ import {
   type ToolCallRequest,
   type ToolCallResponse,
 } from '../../shared/api';
+import type { CatalogView } from '../../shared/discovery';
 import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
 import type { CapstanBridge } from '../../shared/ipc';
 import { ApiError, consoleError } from './errors';
@@ -37,8 +38,16 @@ export interface SubscribeOptions {
   onStatus?(status: LiveStatus): void;
 }
 
+/** A catalog read: the view with its entity tag (null over IPC, which has none), or `unchanged` when it still has the tag sent. */
+export type CatalogRead = { view: CatalogView; tag: string | null } | 'unchanged';
+
 export interface ConsoleTransport extends ConsoleApi {
   kind: 'ipc' | 'http';
+  /**
+   * `GET /catalog`, conditional on the tag of the view the console holds: over HTTP an unchanged
+   * catalog answers 304 and nothing is read or parsed. IPC, which never drops an event, reads it whole.
+   */
+  readCatalog(tag: string | null): Promise<CatalogRead>;
   /**
    * Live events from the gateway (shared/events.ts). Events of a type this console does not
    * know are dropped here, so newer gateways can add types. Returns the function that stops
@@ -104,6 +113,7 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
   return {
     ...everyOperation(invoke),
     kind: 'ipc',
+    readCatalog: async () => ({ view: await invoke('getCatalog', undefined), tag: null }),
     callConfirmed: (request) => invoke('callTool', request),
     reconnectNow: () => undefined,
     // IPC does not drop while the window lives, so there is nothing to reconnect.
@@ -119,7 +129,13 @@ export function createIpcTransport(bridge: CapstanBridge): ConsoleTransport {
 }
 
 export function createHttpTransport(baseUrl: string, token: string): ConsoleTransport {
-  const send = async <K extends OperationName>(operation: K, input: OperationInput<K>, options?: RequestOptions): Promise<OperationOutput<K>> => {
+  /** One request; a 304 comes back with no text, any other failure status is thrown as its envelope. */
+  const exchange = async <K extends OperationName>(
+    operation: K,
+    input: OperationInput<K>,
+    options?: RequestOptions,
+    headers: Record<string, string> = {},
+  ): Promise<{ response: Response; text: string }> => {
     const { method, path } = operations[operation];
     const url = new URL(withPathParams(path, input), baseUrl);
     // GET operations take their (flat) input as the query string, as the gateway reads it.
@@ -130,28 +146,37 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
     try {
       response = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(requestBody === null ? {} : { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${token}`, ...(requestBody === null ? {} : { 'content-type': 'application/json' }), ...headers },
         body: requestBody,
         signal: options?.signal ?? null,
+        // Conditional reads are the console's own (readCatalog): the browser's cache must not answer them.
+        cache: 'no-store',
       });
-      text = await response.text();
+      text = response.status === 304 ? '' : await response.text();
     } catch (error) {
       // A cancelled request is not a gateway problem: let the caller see the abort as such.
       if (options?.signal?.aborted) throw error;
       throw consoleError('GATEWAY_UNREACHABLE', UNREACHABLE);
     }
     options?.signal?.throwIfAborted();
-    if (response.ok) return checkedOutput(operation, parseJson(text));
+    if (response.ok || response.status === 304) return { response, text };
     const envelope = ErrorEnvelope.safeParse(parseJson(text));
     if (envelope.success) throw new ApiError(envelope.data);
     // Something between here and the gateway answered, or the gateway broke its own contract.
     throw consoleError('INTERNAL_ERROR', `HTTP ${response.status} from the gateway, without an error envelope`);
   };
+  const send = async <K extends OperationName>(operation: K, input: OperationInput<K>, options?: RequestOptions): Promise<OperationOutput<K>> =>
+    checkedOutput(operation, parseJson((await exchange(operation, input, options)).text));
   const callTool = (request: ToolCallRequest) => send('callTool', request);
   const streams = new Set<EventStream>();
   return {
     ...everyOperation(send),
     kind: 'http',
+    readCatalog: async (tag) => {
+      const { response, text } = await exchange('getCatalog', undefined, undefined, tag ? { 'if-none-match': tag } : {});
+      if (response.status === 304) return 'unchanged';
+      return { view: checkedOutput('getCatalog', parseJson(text)), tag: response.headers.get('etag') };
+    },
     reconnectNow: () => streams.forEach((stream) => stream.reconnectNow()),
     subscribe: (listener, { onReconnect, onStatus } = {}) => {
       const stream = openEventStream({

@@ -3,12 +3,17 @@
  * an empty one), narrowed by the risk filter and the kind and provider facets, with each facet's
  * counts. Facet counts apply every other filter but their own, so each option says how many
  * rows choosing it would give.
+ *
+ * With a query, the gateway filters and counts, and answers a page of hits at a time: the list
+ * knows its length from the first page, shows the rows it has, and asks for the pages the
+ * operator scrolls to (`showRows`). Without one, the catalog the console holds is filtered here.
  */
-import { useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import type { CapabilityKind } from '../../../shared/capability';
 import type { CatalogSearchOutput } from '../../../shared/discovery';
 import { matchesFilter } from '../../../shared/policy';
-import { useCatalogSearch } from '../../api/hooks';
+import { SEARCH_PAGE, searchPageQuery, useTransport, type SearchPage, type SearchParams } from '../../api/hooks';
 import { useConsoleUi } from '../../state/uiStore';
 import type { RegistryEntry } from '../registry/useRegistry';
 import { queryTerms } from './highlight';
@@ -17,7 +22,8 @@ import { queryTerms } from './highlight';
 export type MatchedFields = CatalogSearchOutput['hits'][number]['matched'];
 
 export interface SearchView {
-  shown: RegistryEntry[];
+  /** Every row of the list, in order; a row whose page has not arrived yet is undefined. */
+  shown: readonly (RegistryEntry | undefined)[];
   /** Which fields of each shown capability the query matched (absent without a query). */
   matched: ReadonlyMap<string, MatchedFields>;
   /** The query the shown list answers, trimmed; it lags the search box while a newer query is in flight. */
@@ -30,38 +36,81 @@ export interface SearchView {
   /** How many capabilities the ranking holds before the filters. */
   ranked: number;
   facets: { kinds: Record<CapabilityKind, number>; providers: ReadonlyMap<string, number> };
+  /** The list shows rows `start` to `end` (exclusive): their pages are asked for if not held. */
+  showRows(start: number, end: number): void;
   error: Error | null;
 }
 
 const NO_MATCHES: ReadonlyMap<string, MatchedFields> = new Map();
+const paramsKey = (params: SearchParams) => JSON.stringify([params.query, params.filter, params.kind, params.provider]);
 
 export function useSearchResults(entries: readonly RegistryEntry[], byId: ReadonlyMap<string, RegistryEntry>): SearchView {
-  const query = useConsoleUi((ui) => ui.query);
+  const transport = useTransport();
+  const query = useConsoleUi((ui) => ui.query).trim();
   const filter = useConsoleUi((ui) => ui.filter);
   const kind = useConsoleUi((ui) => ui.kind);
   const provider = useConsoleUi((ui) => ui.provider);
-  const search = useCatalogSearch(query.trim());
-  const result = search.data;
+  const params = useMemo<SearchParams>(
+    () => ({ query, ...(filter === 'all' ? {} : { filter }), ...(kind === 'all' ? {} : { kind }), ...(provider === null ? {} : { provider }) }),
+    [query, filter, kind, provider],
+  );
 
-  const ranking = useMemo(() => {
-    if (!result?.hits) return { entries, matched: NO_MATCHES };
+  // The first page says how long the list is; the previous answer stays on screen while it is asked.
+  const head = useQuery(searchPageQuery(transport, params, 0, true));
+  const answered: SearchPage | undefined = query === '' ? undefined : head.data;
+
+  // The pages beyond the first that the list has scrolled to, for the query on screen.
+  const [wanted, setWanted] = useState<{ key: string; pages: readonly number[] }>({ key: '', pages: [] });
+  const shownKey = answered ? paramsKey(answered.params) : '';
+  const pages = useQueries({
+    queries: (wanted.key === shownKey && answered ? wanted.pages : []).map((page) => searchPageQuery(transport, answered!.params, page)),
+  });
+  const total = answered?.answer.total ?? 0;
+  const showRows = useCallback(
+    (start: number, end: number) => {
+      if (!shownKey) return;
+      const first = Math.max(1, Math.floor(start / SEARCH_PAGE));
+      const last = Math.min(Math.ceil(total / SEARCH_PAGE) - 1, Math.floor(Math.max(start, end - 1) / SEARCH_PAGE));
+      setWanted((held) => {
+        const pages = new Set(held.key === shownKey ? held.pages : []);
+        const before = pages.size;
+        for (let page = first; page <= last; page++) pages.add(page);
+        return pages.size === before && held.key === shownKey ? held : { key: shownKey, pages: [...pages] };
+      });
+    },
+    [shownKey, total],
+  );
+  const loaded = pages.map((page) => page.data);
+  // Changes when any page beyond the first arrives or is refreshed.
+  const loadedStamp = pages.map((page) => page.dataUpdatedAt).join();
+
+  const searched = useMemo(() => {
+    if (!answered) return undefined;
+    const shown: (RegistryEntry | undefined)[] = new Array<RegistryEntry | undefined>(answered.answer.total);
     const matched = new Map<string, MatchedFields>();
-    const ranked: RegistryEntry[] = [];
-    for (const hit of result.hits) {
-      // A hit the catalog on screen does not hold yet (it changed a moment ago) waits for the refetch.
-      const entry = byId.get(hit.id);
-      if (!entry) continue;
-      ranked.push(entry);
-      matched.set(hit.id, hit.matched);
+    for (const page of [answered, ...loaded]) {
+      if (!page) continue;
+      const { offset, hits } = page.answer;
+      hits.forEach((hit, index) => {
+        // A hit the catalog on screen does not hold yet (it changed a moment ago) shows as a row still to come.
+        const entry = byId.get(hit.id);
+        if (!entry || offset + index >= shown.length) return;
+        shown[offset + index] = entry;
+        matched.set(hit.id, hit.matched);
+      });
     }
-    return { entries: ranked, matched };
-  }, [result, entries, byId]);
+    const { kinds, providers } = answered.answer.facets;
+    return { shown, matched, facets: { kinds, providers: new Map(providers.map((facet) => [facet.provider, facet.count])) } };
+    // `loaded` is a new array every render; `loadedStamp` says when its pages changed.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [answered, byId, loadedStamp]);
 
-  const filtered = useMemo(() => {
+  const local = useMemo(() => {
+    if (answered) return undefined;
     const shown: RegistryEntry[] = [];
     const kinds: Record<CapabilityKind, number> = { tool: 0, skill: 0 };
     const providers = new Map<string, number>();
-    for (const entry of ranking.entries) {
+    for (const entry of entries) {
       const { contract } = entry;
       const risk = matchesFilter(contract, filter);
       const kindOk = kind === 'all' || contract.kind === kind;
@@ -70,20 +119,21 @@ export function useSearchResults(entries: readonly RegistryEntry[], byId: Readon
       if (risk && kindOk) providers.set(contract.provider, (providers.get(contract.provider) ?? 0) + 1);
       if (risk && kindOk && providerOk) shown.push(entry);
     }
-    return { shown, facets: { kinds, providers } };
-  }, [ranking, filter, kind, provider]);
+    return { shown, matched: NO_MATCHES, facets: { kinds, providers } };
+  }, [answered, entries, filter, kind, provider]);
 
-  const resultsFor = result?.query ?? '';
+  const resultsFor = answered?.params.query ?? '';
   const terms = useMemo(() => queryTerms(resultsFor), [resultsFor]);
+  const view = (searched ?? local)!;
 
   return {
-    ...filtered,
-    matched: ranking.matched,
+    ...view,
     resultsFor,
     terms,
-    searching: search.isFetching && resultsFor !== query.trim(),
-    noLexicalMatch: resultsFor !== '' && result?.hits?.length === 0,
-    ranked: ranking.entries.length,
-    error: search.error,
+    searching: query !== '' && head.isFetching && shownKey !== paramsKey(params),
+    noLexicalMatch: answered !== undefined && answered.answer.matches === 0,
+    ranked: answered ? answered.answer.matches : entries.length,
+    showRows,
+    error: query === '' ? null : head.error,
   };
 }

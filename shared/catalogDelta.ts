@@ -1,0 +1,70 @@
+/**
+ * How a client applies a catalog event's delta (shared/events.ts) to the view it holds, so that
+ * the result is the view `GET /catalog` would answer at the event's generation; the gateway's
+ * side is electron/catalog/catalogView.ts.
+ */
+import type { CatalogEntry, Diagnostic } from './capability';
+import type { CatalogView } from './discovery';
+import type { CatalogChanged, CatalogDelta } from './events';
+
+/** What a client does with a catalog event, given the generation of the view it holds. */
+export type DeltaFit = 'apply' | 'skip' | 'reread';
+
+/**
+ * `apply` when the delta starts from the held view; `skip` when the held view already includes
+ * it (an older event, or one whose change the client read some other way); `reread` when the
+ * client missed a change, or the event carries no delta.
+ */
+export function deltaFit(held: number | undefined, event: Pick<CatalogChanged, 'catalogGeneration' | 'delta'>): DeltaFit {
+  if (held === undefined) return 'reread';
+  if (event.catalogGeneration < held) return 'skip';
+  if (!event.delta) return 'reread';
+  if (event.delta.from === held) return 'apply';
+  if (event.catalogGeneration === held && event.delta.from < held) return 'skip';
+  return 'reread';
+}
+
+const byId = (a: CatalogEntry, b: CatalogEntry) => (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0);
+
+/** The held view with the delta applied: capabilities stay in canonical id order, diagnostics in provider order. */
+export function applyCatalogDelta<View extends CatalogView>(view: View, catalogGeneration: number, delta: CatalogDelta): View {
+  const upserts = new Map(delta.upserted.map((entry) => [entry.contract.id, entry]));
+  const removed = new Set(delta.removed);
+  const bindingGeneration = new Map(delta.providers.map((provider) => [provider.name, provider.bindingGeneration]));
+  const kept: CatalogEntry[] = [];
+  for (const entry of view.capabilities) {
+    const id = entry.contract.id;
+    if (removed.has(id)) continue;
+    const upsert = upserts.get(id);
+    if (upsert) {
+      kept.push(upsert);
+      upserts.delete(id);
+      continue;
+    }
+    // An entry the delta does not list carries its provider's binding generation.
+    const generation = bindingGeneration.get(entry.contract.provider);
+    kept.push(generation === undefined || generation === entry.bindingGeneration ? entry : { ...entry, bindingGeneration: generation });
+  }
+  const capabilities = upserts.size === 0 ? kept : mergeSorted(kept, [...upserts.values()].sort(byId));
+
+  const held = new Map<string, Diagnostic[]>();
+  for (const diagnostic of view.diagnostics) {
+    const list = held.get(diagnostic.provider) ?? [];
+    list.push(diagnostic);
+    held.set(diagnostic.provider, list);
+  }
+  for (const { provider, diagnostics } of delta.diagnostics) held.set(provider, diagnostics);
+  const diagnostics = delta.providers.flatMap(({ name }) => held.get(name) ?? []);
+
+  return { ...view, catalogGeneration, capabilities, providers: delta.providers, diagnostics, ...(delta.loading ? { loading: delta.loading } : {}) };
+}
+
+function mergeSorted(a: readonly CatalogEntry[], b: readonly CatalogEntry[]): CatalogEntry[] {
+  const merged: CatalogEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) merged.push(byId(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
+  while (i < a.length) merged.push(a[i++]!);
+  while (j < b.length) merged.push(b[j++]!);
+  return merged;
+}
