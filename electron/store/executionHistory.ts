@@ -70,6 +70,9 @@ export class ExecutionHistory {
   #revision = 0;
   #bytes = 0;
   #file: DatabaseSync | undefined;
+  /** Rows to write (a record) or delete (null), by id: written together once the event-loop turn ends. */
+  readonly #pending = new Map<string, ExecutionRecord | null>();
+  #flushing: NodeJS.Immediate | undefined;
   readonly #path: string;
   readonly #now: () => number;
 
@@ -141,6 +144,7 @@ export class ExecutionHistory {
     this.#entries.clear();
     this.#byChallenge.clear();
     this.#bytes = 0;
+    this.#pending.clear();
     this.#write((file) => {
       file.exec('DELETE FROM executions');
       // secure_delete zeroes the rows' pages; the checkpoint empties the WAL that still held them.
@@ -164,6 +168,7 @@ export class ExecutionHistory {
   }
 
   close(): void {
+    this.#flush();
     this.#file?.close();
     this.#file = undefined;
   }
@@ -206,13 +211,7 @@ export class ExecutionHistory {
     const defined = Object.fromEntries(Object.entries(outcome).filter(([, value]) => value !== undefined));
     entry.record = { ...entry.record, ...defined, finishedAt: new Date(this.#now()).toISOString(), revision: this.#nextRevision() };
     this.#measure(entry);
-    this.#write((file) =>
-      file.prepare('INSERT INTO executions (id, started_at, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record').run(
-        entry.record.id,
-        entry.record.startedAt,
-        JSON.stringify(entry.record),
-      ),
-    );
+    this.#persist(entry.record.id, entry.record);
     this.#trim();
     this.#changed(false);
   }
@@ -235,6 +234,9 @@ export class ExecutionHistory {
   /** Drops what the settings no longer allow: too old, too many, too large together. Running runs stay. */
   #trim(): void {
     const oldest = new Date(this.#now() - this.#settings.maxAgeDays * DAY_MS).toISOString();
+    // The usual case, on every call: nothing to drop, known without walking the runs.
+    const first = this.#entries.values().next().value;
+    if (this.#entries.size <= this.#settings.maxEntries && this.#bytes <= MAX_HISTORY_BYTES && (!first || first.record.startedAt >= oldest)) return;
     const dropped: string[] = [];
     let count = this.#entries.size;
     for (const [id, entry] of this.#entries) {
@@ -247,10 +249,36 @@ export class ExecutionHistory {
       count -= 1;
       dropped.push(id);
     }
-    if (dropped.length === 0) return;
+    for (const id of dropped) this.#persist(id, null);
+  }
+
+  /** Queues a row's write (or, with null, its deletion) for the end of this event-loop turn: one transaction for a burst of calls. */
+  #persist(id: string, record: ExecutionRecord | null): void {
+    if (!this.#file) return;
+    this.#pending.set(id, record);
+    this.#flushing ??= setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    if (this.#pending.size === 0) return;
+    const rows = [...this.#pending];
+    this.#pending.clear();
     this.#write((file) => {
+      const upsert = file.prepare('INSERT INTO executions (id, started_at, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record');
       const remove = file.prepare('DELETE FROM executions WHERE id = ?');
-      for (const id of dropped) remove.run(id);
+      file.exec('BEGIN');
+      try {
+        for (const [id, record] of rows) {
+          if (record) upsert.run(id, record.startedAt, JSON.stringify(record));
+          else remove.run(id);
+        }
+        file.exec('COMMIT');
+      } catch (error) {
+        file.exec('ROLLBACK');
+        throw error;
+      }
     });
   }
 
@@ -299,6 +327,7 @@ export class ExecutionHistory {
   }
 
   #deleteFile(): void {
+    this.#pending.clear();
     this.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${this.#path}${suffix}`, { force: true });
   }
