@@ -71,6 +71,8 @@ targetTest('confirming http_check in the review dialog runs it against the loopb
   await expect(entry).toContainText('ok');
   await expect(entry).toContainText('http_check');
   await expect(entry).toContainText('confirmed');
+  // One run, confirmed: the 428 the page answered is not a refused call of its own.
+  await expect(consolePage.executionEntries).toHaveCount(1);
   const response = (await consolePage.responseOf(entry)) as { ok: boolean; result: { status: number; reachable: boolean; headers: Record<string, string> } };
   expect(response.ok).toBe(true);
   expect(response.result.status).toBe(TARGET_STATUS);
