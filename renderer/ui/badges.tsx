@@ -6,10 +6,27 @@ import type { RiskLevel } from '../../shared/api';
 import type { ToolState } from '../../shared/policy';
 import { Icon, type IconName } from './Icon';
 
+/**
+ * The console's three states name what the operator may do with a tool here, not what the tool
+ * does: a "read-only" tool may well write data (its "Writes data" badge says so); read-only means
+ * this console only shows it. The labels carry that meaning, so the two never read as a contradiction.
+ */
 export const toolStateLook: Record<ToolState, { label: string; icon: IconName; hint: string }> = {
-  executable: { label: 'Executable', icon: 'play', hint: 'On your whitelist: runs with one click.' },
-  'read-only': { label: 'Read-only', icon: 'eye', hint: 'Not on your whitelist — add it in Settings to run it here.' },
-  locked: { label: 'Locked', icon: 'lock', hint: 'Needs confirmation: runs only after you review the exact call.' },
+  executable: {
+    label: 'Executable here',
+    icon: 'play',
+    hint: 'Needs no confirmation and is on this console’s whitelist: runs here with one click.',
+  },
+  'read-only': {
+    label: 'Read-only: view only here',
+    icon: 'eye',
+    hint: 'Needs no confirmation, but is not on this console’s whitelist: you can inspect it here, not run it. Add it in Settings to run it here. This is about the console, not about whether the tool writes data.',
+  },
+  locked: {
+    label: 'Locked: confirm to run',
+    icon: 'lock',
+    hint: 'Needs confirmation: runs here only after you review and confirm the exact call.',
+  },
 };
 
 export function ToolStateBadge({ state }: { state: ToolState }) {
@@ -34,11 +51,12 @@ export function ConfirmationBadge({ needConfirm }: { needConfirm: boolean }) {
   );
 }
 
+/** The contract's `mutating` flag, in words: what the tool does when it runs, whichever state the console gives it. */
 export function MutatingBadge() {
   return (
-    <span className="badge mutating-badge" title="Changes stored state when it runs">
+    <span className="badge mutating-badge" title="Changes stored data when it runs (the contract marks it mutating). Whether this console runs it is its state badge.">
       <Icon name="pencil" />
-      Mutating
+      Writes data
     </span>
   );
 }

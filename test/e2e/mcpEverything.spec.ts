@@ -51,7 +51,7 @@ test("every tool server-everything lists appears, with what it declared and what
   // toggle-simulated-logging: not read-only, not destructive: mutating, yet no confirmation.
   const toggle = await findTool(consolePage, 'toggle-simulated-logging');
   await expectPolicy(toggle.getByRole('region', { name: 'Policy: declared and decided' }), { readOnlyHint: 'false', destructiveHint: 'false' }, { risk: 'low', confirm: 'no', mutating: 'yes' });
-  await expect(consolePage.tool('toggle-simulated-logging')).toContainText('Mutating');
+  await expect(consolePage.tool('toggle-simulated-logging')).toContainText('Writes data');
 
   // The output schema is shown where the server declares one, in the detail and in Inspect.
   const structured = await findTool(consolePage, 'get-structured-content');

@@ -1,11 +1,31 @@
 /** The registry dashboard: figures, tool states and filters, all from what the gateway returns. */
 import { expect, test } from './fixtures';
 
-test('the header shows the registry figures: 8 tools, 7 directly executable, 1 needing confirmation', async ({ consolePage }) => {
+test('the header shows the registry figures: 8 tools, 7 with no confirmation (2 unlocked here), 1 needing confirmation; a whitelist change updates them at once', async ({
+  consolePage,
+  page,
+}) => {
+  const summary = page.getByRole('banner').getByLabel('Registry summary');
+  await expect(summary).toContainText('Tools8');
+  await expect(summary).toContainText('No confirmation7');
+  await expect(summary).toContainText('unlocked here2');
+  await expect(summary).toContainText('Need confirmation1');
   await expect(consolePage.count('total')).toHaveText('8');
   await expect(consolePage.count('direct')).toHaveText('7');
+  await expect(consolePage.count('unlocked')).toHaveText('2');
   await expect(consolePage.count('confirm')).toHaveText('1');
   await expect(consolePage.count('generation')).toHaveText(/^\d+$/);
+
+  // Whitelisting a tool unlocks it here; what needs confirmation does not change.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const settings = consolePage.settingsDialog();
+  await settings.getByRole('checkbox', { name: /note_add/ }).check();
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await expect(settings).toBeHidden();
+  await expect(consolePage.count('unlocked')).toHaveText('3');
+  await expect(consolePage.count('direct')).toHaveText('7');
+  await expect(consolePage.count('confirm')).toHaveText('1');
+  await expect(consolePage.tool('note_add')).toContainText('Executable here');
 });
 
 test('by default 2 tools are executable, 5 read-only and 1 locked', async ({ consolePage }) => {
@@ -19,21 +39,24 @@ test('by default 2 tools are executable, 5 read-only and 1 locked', async ({ con
   await expect(consolePage.tool('http_check')).toHaveAttribute('data-state', 'locked');
 });
 
-test('each tool card reads its risk, confirmation policy, mutation and state in words', async ({ consolePage }) => {
+test('each tool card reads its risk, confirmation policy, what it does to data and what this console lets you do, in words', async ({ consolePage }) => {
+  // A tool that writes data but is not whitelisted: the two badges say different things, and say which.
   const noteAdd = consolePage.tool('note_add');
   await expect(noteAdd).toContainText('Add note');
   await expect(noteAdd).toContainText('low risk');
   await expect(noteAdd).toContainText('No confirmation');
-  await expect(noteAdd).toContainText('Mutating');
-  await expect(noteAdd).toContainText('Read-only');
+  await expect(noteAdd).toContainText('Writes data');
+  await expect(noteAdd).toContainText('Read-only: view only here');
+  await expect(noteAdd).not.toContainText('Mutating');
 
   const httpCheck = consolePage.tool('http_check');
   await expect(httpCheck).toContainText('medium risk');
   await expect(httpCheck).toContainText('Needs confirmation');
-  await expect(httpCheck).toContainText('Locked');
-  await expect(httpCheck).not.toContainText('Mutating');
+  await expect(httpCheck).toContainText('Locked: confirm to run');
+  await expect(httpCheck).not.toContainText('Writes data');
 
-  await expect(consolePage.tool('time_now')).toContainText('Executable');
+  await expect(consolePage.tool('time_now')).toContainText('Executable here');
+  await expect(consolePage.tool('todo_list')).not.toContainText('Writes data');
 });
 
 test('read-only and locked tools look different, not only in colour', async ({ consolePage }) => {

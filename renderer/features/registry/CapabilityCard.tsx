@@ -1,5 +1,7 @@
 /**
- * One capability in the list. The name is a real button (keyboard and screen readers select
+ * One capability in the list, in three lines: name and state; title and description; the
+ * badges, provider and tags. Compact, so eight or more rows fit a 900 px window; the detail and
+ * the inspect drawer say the rest. The name is a real button (keyboard and screen readers select
  * with it); CSS stretches its hit area over the whole card so a click anywhere works too.
  * Memoized: with thousands of rows, a keystroke re-renders only the rows whose props changed.
  */
@@ -55,31 +57,33 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
         </h3>
         <StateBadge state={state} />
       </header>
-      {contract.title !== contract.name && <p className="tool-card__title">{contract.title}</p>}
       <p className="tool-card__description">
+        {contract.title !== contract.name && <span className="tool-card__title">{contract.title}</span>}
         <Highlight text={contract.description} terms={termsFor('description')} />
       </p>
       {entry.unavailable && <p className="tool-card__unavailable">{unavailabilityText(entry.unavailable)}</p>}
-      <div className="tool-card__badges">
-        {contract.kind === 'skill' ? (
-          <SkillBadge />
-        ) : (
-          <>
-            <RiskBadge risk={contract.riskLevel} />
-            <ConfirmationBadge needConfirm={contract.needConfirm} />
-            {contract.mutating && <MutatingBadge />}
-            {contract.deprecated && <DeprecatedBadge />}
-          </>
-        )}
+      <div className="tool-card__footer">
+        <div className="tool-card__badges">
+          {contract.kind === 'skill' ? (
+            <SkillBadge />
+          ) : (
+            <>
+              <RiskBadge risk={contract.riskLevel} />
+              <ConfirmationBadge needConfirm={contract.needConfirm} />
+              {contract.mutating && <MutatingBadge />}
+              {contract.deprecated && <DeprecatedBadge />}
+            </>
+          )}
+        </div>
+        <p className="tool-card__meta">
+          <span title="Provider">{contract.provider}</span>
+          {tags.map((tag) => (
+            <span key={tag} className="tool-card__tag">
+              #<Highlight text={tag} terms={termsFor('tags')} />
+            </span>
+          ))}
+        </p>
       </div>
-      <p className="tool-card__meta">
-        <span title="Provider">{contract.provider}</span>
-        {tags.map((tag) => (
-          <span key={tag} className="tool-card__tag">
-            #<Highlight text={tag} terms={termsFor('tags')} />
-          </span>
-        ))}
-      </p>
     </article>
   );
 });

@@ -1,31 +1,59 @@
 /**
- * The header's figures, computed from whatever the gateway returned. Tool figures follow the
- * foundation's rules (8 / 7 / 1 by default): usable tools only, so skills and revoked tools
- * are counted apart.
+ * The header's figures, computed from whatever the gateway returned. The tool figures are the
+ * foundation's (8 / 7 / 1 by default: tools, no confirmation, need confirmation; usable tools
+ * only, so skills and revoked tools are counted apart), and beside "no confirmation" sits how
+ * many of those this console runs with one click: the tools the whitelist unlocks (2 by
+ * default). The three states read off them: executable = unlocked here, read-only = no
+ * confirmation but not unlocked, locked = need confirmation. The whitelist is the gateway's
+ * saved settings, which a save in Settings replaces in the page's cache, so these change at once.
  */
-import { registryCounts } from '../../../shared/policy';
-import type { RegistryEntry } from './useRegistry';
+import { registryCounts, toolState } from '../../../shared/policy';
+import { isToolEntry, type RegistryEntry } from './useRegistry';
 
-export function RegistryCounts({ entries, generation }: { entries: readonly RegistryEntry[]; generation: number | undefined }) {
-  const tools = entries.filter((entry) => entry.contract.kind === 'tool' && !entry.revoked).map((entry) => entry.contract);
-  const counts = registryCounts(tools);
+interface Figure {
+  key: string;
+  label: string;
+  value: number | string;
+  /** What the figure counts, for a pointer's tooltip; the label alone says it in brief. */
+  hint?: string;
+}
+
+interface RegistryCountsProps {
+  entries: readonly RegistryEntry[];
+  whitelist: readonly string[];
+  generation: number | undefined;
+}
+
+export function RegistryCounts({ entries, whitelist, generation }: RegistryCountsProps) {
+  const usable = entries.filter(isToolEntry).filter((entry) => !entry.revoked);
+  const counts = registryCounts(usable.map((entry) => entry.contract));
+  // By the whitelist, not by the shown state: a whitelisted tool of a disconnected server is still unlocked here, so
+  // "no confirmation" stays "unlocked here" plus the read-only ones.
+  const unlocked = usable.filter((entry) => toolState(entry.contract, whitelist) === 'executable').length;
   const skills = entries.filter((entry) => entry.contract.kind === 'skill').length;
   const revoked = entries.filter((entry) => entry.revoked).length;
   // Tools of a server that is not connected still count above (they are in the catalog); this says how many cannot run now.
   const unavailable = entries.filter((entry) => entry.state === 'unavailable').length;
-  const figures = [
+  const figures: Figure[] = [
     { key: 'total', label: 'Tools', value: counts.total },
-    { key: 'direct', label: 'Directly executable', value: counts.direct },
-    { key: 'confirm', label: 'Need confirmation', value: counts.needConfirm },
+    { key: 'direct', label: 'No confirmation', value: counts.direct, hint: 'Tools the gateway runs without asking for a confirmation' },
+    {
+      key: 'unlocked',
+      label: 'unlocked here',
+      value: unlocked,
+      hint: 'Of the tools that need no confirmation, those on this console’s whitelist: Execute runs them with one click. The others are read-only here (Settings changes the whitelist).',
+    },
+    { key: 'confirm', label: 'Need confirmation', value: counts.needConfirm, hint: 'Locked here: each call runs only after you review and confirm it' },
     { key: 'skills', label: 'Skills', value: skills },
     ...(revoked > 0 ? [{ key: 'revoked', label: 'Revoked', value: revoked }] : []),
     ...(unavailable > 0 ? [{ key: 'unavailable', label: 'Unavailable', value: unavailable }] : []),
-    { key: 'generation', label: 'Catalog generation', value: generation ?? '—' },
+    { key: 'generation', label: 'Generation', value: generation ?? '—', hint: 'Catalog generation: grows on every change to the catalog' },
   ];
   return (
     <dl className="counts" aria-label="Registry summary">
       {figures.map((figure) => (
-        <div key={figure.key} className={`counts__item counts__item--${figure.key}`}>
+        // "unlocked here" is a part of "no confirmation": the stylesheet joins the two into one pill.
+        <div key={figure.key} className={`counts__item counts__item--${figure.key}`} title={figure.hint}>
           <dt>{figure.label}</dt>
           <dd data-count={figure.key}>{figure.value}</dd>
         </div>
