@@ -24,6 +24,7 @@ import { useConsoleUi } from './state/uiStore';
 import { useLiveUpdates } from './useLiveUpdates';
 import { Icon } from './ui/Icon';
 import { Logo } from './ui/Logo';
+import { ThemeSwitch } from './ui/ThemeSwitch';
 
 export function App() {
   useLiveUpdates();
@@ -37,13 +38,24 @@ export function App() {
 
   return (
     <div className={`app app--dock-${dockSize}`}>
+      {/* Focus is moved by hand: the URL's fragment is the token's place, and a jump would replace it. */}
+      <a
+        className="skip-link"
+        href="#workspace"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('workspace')?.focus();
+        }}
+      >
+        Skip to the console
+      </a>
       <header className="app-header">
         <div className="brand">
           <Logo />
           <h1 className="brand__name">Capstan</h1>
           <span className="brand__tagline">Capability console</span>
         </div>
-        {entries && <RegistryCounts entries={entries} generation={registry.catalogGeneration} />}
+        {entries && whitelist && <RegistryCounts entries={entries} whitelist={whitelist} generation={registry.catalogGeneration} />}
         <nav className="app-header__nav" aria-label="Console">
           <LiveIndicator />
           {entries && (
@@ -52,17 +64,18 @@ export function App() {
               <DiagnosticsButton count={diagnostics.length} />
             </>
           )}
-          <button type="button" className="button" onClick={() => setSettingsOpen(true)} disabled={!entries}>
+          <button type="button" className="button" title="Settings" onClick={() => setSettingsOpen(true)} disabled={!entries}>
             <Icon name="settings" />
-            Settings
+            <span className="button__label">Settings</span>
           </button>
+          <ThemeSwitch />
         </nav>
       </header>
 
       {entries && whitelist ? (
         <>
           <ConnectionBanner error={error ?? null} onRetry={retry} retrying={registry.isFetching} />
-          <main className="workspace">
+          <main id="workspace" className="workspace" tabIndex={-1}>
             <RegistryPane entries={entries} byId={byId} providers={providers} />
             <div className="workspace__side">
               <div className="detail-pane">
@@ -78,11 +91,11 @@ export function App() {
           <DiagnosticsPanel diagnostics={diagnostics} />
         </>
       ) : error ? (
-        <main className="workspace workspace--message">
+        <main id="workspace" className="workspace workspace--message" tabIndex={-1}>
           <GatewayProblem problem={error} onRetry={retry} retrying={registry.isFetching} />
         </main>
       ) : (
-        <main className="workspace workspace--message">
+        <main id="workspace" className="workspace workspace--message" tabIndex={-1}>
           <p className="loading" role="status">
             <Icon name="spinner" className="spin" /> Loading the catalog from the gateway…
           </p>
@@ -99,9 +112,9 @@ function SelectedCapability({ byId }: { byId: ReadonlyMap<string, RegistryEntry>
       <div className="placeholder">
         <p>Select a capability to inspect its contract and, for a tool, run it.</p>
         <p className="muted">
-          <strong>Executable</strong> tools run with one click, <strong>read-only</strong> tools can be inspected only, and{' '}
-          <strong>locked</strong> tools run after you review and confirm the exact call. <strong>Skills</strong> are text for models: the
-          console inspects them.
+          The states say what this console lets you do: <strong>executable</strong> tools run here with one click,{' '}
+          <strong>read-only</strong> ones are for viewing here (whether a tool writes data is its own badge), and <strong>locked</strong> ones
+          run after you review and confirm the exact call. <strong>Skills</strong> are text for models: the console inspects them.
         </p>
       </div>
     );

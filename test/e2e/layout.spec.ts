@@ -40,22 +40,61 @@ test('at 900 px wide the layout stacks and nothing scrolls sideways', async ({ c
   expect(list && detail && detail.y >= list.y + list.height - 1).toBe(true);
   expect(await hasHorizontalScroll(page)).toBe(false);
   await page.evaluate('window.scrollTo(0, 0)');
-  await expect(page.getByRole('button', { name: 'Settings' })).toBeInViewport();
+  await expect(page.getByRole('button', { name: 'Settings', exact: true })).toBeInViewport();
 });
 
-test('the dark colour scheme follows the OS and darkens the page', async ({ consolePage, page }) => {
+test('at 1440×900 eight capabilities are in view; at 1024 px the header keeps one line', async ({ consolePage, page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await expect(consolePage.toolCards).toHaveCount(8);
+  for (const card of await consolePage.toolCards.all()) await expect(card).toBeInViewport({ ratio: 1 });
+
+  await page.setViewportSize({ width: 1024, height: 768 });
+  // One line: the header's height (56 px) rather than two rows of figures or buttons (over 80).
+  const header = await page.getByRole('banner').boundingBox();
+  expect(header?.height).toBeLessThan(64);
+  expect(await hasHorizontalScroll(page)).toBe(false);
+  // Below 1280 px the header's buttons show icons; they keep their names.
+  await expect(page.getByRole('button', { name: 'Providers', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Settings', exact: true })).toBeVisible();
+});
+
+test('the theme follows the OS until the operator picks one, which is remembered', async ({ consolePage, page }) => {
   await page.emulateMedia({ colorScheme: 'light' });
   await expect(consolePage.count('total')).toHaveText('8');
+  const themes = page.getByRole('group', { name: 'Colour theme' });
+  await expect(themes.getByRole('button', { name: 'System theme' })).toHaveAttribute('aria-pressed', 'true');
   const light = await bodyBackground(page);
   await page.emulateMedia({ colorScheme: 'dark' });
   const dark = await bodyBackground(page);
   expect(dark).not.toBe(light);
   expect(luminance(light)).toBeGreaterThan(0.8);
   expect(luminance(dark)).toBeLessThan(0.05);
+
+  // Light, chosen while the OS is dark, holds after a reload.
+  await themes.getByRole('button', { name: 'Light theme' }).click();
+  await expect.poll(() => bodyBackground(page)).toBe(light);
+  await page.reload();
+  await expect(themes.getByRole('button', { name: 'Light theme' })).toHaveAttribute('aria-pressed', 'true');
+  expect(await bodyBackground(page)).toBe(light);
+  await themes.getByRole('button', { name: 'Dark theme' }).click();
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expect.poll(() => bodyBackground(page)).toBe(dark);
+  await themes.getByRole('button', { name: 'System theme' }).click();
+  await expect.poll(() => bodyBackground(page)).toBe(light);
 });
 
 test('an operator can filter, select and run a tool with the keyboard alone', async ({ consolePage, page }) => {
-  await consolePage.filterInput.focus();
+  // The first Tab offers the skip link, which jumps past the header.
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to the console' });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('main')).toBeFocused();
+  // `/` goes to the search from anywhere that is not a text field.
+  await page.keyboard.press('/');
+  await expect(consolePage.filterInput).toBeFocused();
+  await expect(consolePage.filterInput).toHaveValue('');
   await page.keyboard.type('clock');
   await expect(consolePage.toolCards).toHaveCount(1);
 
@@ -66,6 +105,14 @@ test('an operator can filter, select and run a tool with the keyboard alone', as
   const detail = consolePage.detail('time_now');
   await expect(detail).toBeVisible();
   await detail.getByLabel('timezone').focus();
+  // In a text field `/` is only a character.
+  await page.keyboard.type('UTC/');
+  await expect(detail.getByLabel('timezone')).toBeFocused();
+  await expect(detail.getByLabel('timezone')).toHaveValue('UTC/');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Backspace');
   await page.keyboard.press('Tab');
   const execute = detail.getByRole('button', { name: 'Execute' });
   await expect(execute).toBeFocused();

@@ -11,7 +11,7 @@ import type { SearchView } from '../search/useSearchResults';
 import { CapabilityCard } from './CapabilityCard';
 
 /** A typical card; real heights are measured, this only sizes the scrollbar before they are. */
-const ESTIMATED_ROW_PX = 118;
+const ESTIMATED_ROW_PX = 84;
 /** Rows kept rendered outside the view, so fast scrolling rarely shows a blank. */
 const OVERSCAN = 6;
 /** Rows that Page Up and Page Down skip. */

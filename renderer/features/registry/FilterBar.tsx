@@ -45,14 +45,15 @@ export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBar
           </button>
         ))}
       </div>
-      <div className="filter-bar__facets">
-        <div className="segmented" role="group" aria-label="Filter by kind">
-          {(Object.keys(kindLabels) as KindFilter[]).map((value) => (
-            <button key={value} type="button" className="segmented__option" aria-pressed={kind === value} onClick={() => setKind(value)}>
-              {kindLabels[value]} <span className="facet-count">{kindCount[value]}</span>
-            </button>
-          ))}
-        </div>
+      <div className="segmented" role="group" aria-label="Filter by kind">
+        {(Object.keys(kindLabels) as KindFilter[]).map((value) => (
+          <button key={value} type="button" className="segmented__option" aria-pressed={kind === value} onClick={() => setKind(value)}>
+            {kindLabels[value]} <span className="facet-count">{kindCount[value]}</span>
+          </button>
+        ))}
+      </div>
+      {/* Provider and search share a row, so the list keeps the height for eight or more rows at 900 px. */}
+      <div className="filter-bar__query">
         <label htmlFor={providerId} className="visually-hidden">
           Provider
         </label>
@@ -69,28 +70,32 @@ export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBar
             </option>
           ))}
         </select>
-      </div>
-      <div className="filter-bar__search">
-        <label htmlFor={searchId} className="visually-hidden">
-          Search capabilities
-        </label>
-        <Icon name={view.searching ? 'spinner' : 'search'} className={`filter-bar__search-icon ${view.searching ? 'spin' : ''}`} />
-        <input
-          ref={searchRef}
-          id={searchId}
-          type="search"
-          className="input"
-          placeholder="Search names, tags, descriptions (lexical)"
-          autoComplete="off"
-          spellCheck={false}
-          value={query}
-          onChange={(event) => setQuery(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key !== 'ArrowDown') return;
-            event.preventDefault();
-            onEnterList();
-          }}
-        />
+        <div className="filter-bar__search">
+          <label htmlFor={searchId} className="visually-hidden">
+            Search capabilities
+          </label>
+          <Icon name={view.searching ? 'spinner' : 'search'} className={`filter-bar__search-icon ${view.searching ? 'spin' : ''}`} />
+          <input
+            ref={searchRef}
+            id={searchId}
+            type="search"
+            className="input"
+            placeholder="Search capabilities"
+            aria-keyshortcuts="/"
+            autoComplete="off"
+            spellCheck={false}
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key !== 'ArrowDown') return;
+              event.preventDefault();
+              onEnterList();
+            }}
+          />
+          <kbd className="filter-bar__shortcut" aria-hidden="true" title="Press / to search from anywhere">
+            /
+          </kbd>
+        </div>
       </div>
       <p className="filter-bar__summary" aria-live="polite">
         {view.resultsFor ? (

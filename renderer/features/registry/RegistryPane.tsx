@@ -8,6 +8,7 @@ import { useSearchResults } from '../search/useSearchResults';
 import { CapabilityList, type CapabilityListHandle } from './CapabilityList';
 import { FilterBar, filterLabels } from './FilterBar';
 import type { RegistryEntry } from './useRegistry';
+import { useSlashToSearch } from './useSlashToSearch';
 
 interface RegistryPaneProps {
   entries: readonly RegistryEntry[];
@@ -23,10 +24,11 @@ export function RegistryPane({ entries, byId, providers }: RegistryPaneProps) {
   const setQuery = useConsoleUi((ui) => ui.setQuery);
   const list = useRef<CapabilityListHandle>(null);
   const search = useRef<HTMLInputElement>(null);
+  useSlashToSearch(search);
 
   return (
     <section className="registry-pane" aria-labelledby="registry-heading">
-      <h2 id="registry-heading" className="pane-heading">
+      <h2 id="registry-heading" className="pane-heading visually-hidden">
         Capabilities
       </h2>
       <FilterBar view={view} providers={providers} searchRef={search} onEnterList={() => list.current?.focusFirst()} />
