@@ -14,7 +14,8 @@ import type { ToolPolicy } from './toolPolicy';
 
 export interface LiveEntry extends SnapshotEntry {
   tool?: CompiledTool;
-  skill?: SkillSource;
+  /** Only how to read the body: the contract is the entry's own, not kept twice. */
+  skill?: Pick<SkillSource, 'readBody'>;
 }
 
 interface Binding {
@@ -44,6 +45,8 @@ export class Catalog {
   readonly #bindings = new Map<string, Binding>();
   readonly #revoked = new Set<string>();
   readonly #listeners = new Set<(change: CatalogChange) => void>();
+  /** Providers bound in the background whose first load has not finished (addProvider's `background`). */
+  readonly #loading = new Map<string, Promise<void>>();
   #generation = 0;
   #snapshot: Snapshot | undefined;
 
@@ -55,17 +58,49 @@ export class Catalog {
     return this.#generation;
   }
 
-  /** Binds a provider, loads it, and follows its changes when it can be watched. */
-  async addProvider(provider: Provider, { enabled = true }: { enabled?: boolean } = {}): Promise<void> {
+  /**
+   * Binds a provider, loads it, and follows its changes when it can be watched. With
+   * `background`, it returns once the provider is bound: the catalog answers meanwhile without its
+   * capabilities, `loading()` names it, and its `loaded` change follows (10,000 skills need not
+   * hold up the builtins). A background load that fails is a diagnostic of the provider.
+   */
+  async addProvider(provider: Provider, { enabled = true, background = false }: { enabled?: boolean; background?: boolean } = {}): Promise<void> {
     if (this.#bindings.has(provider.name)) throw new Error(`provider "${provider.name}" is already bound`);
     const binding: Binding = { provider, enabled, generation: 0, connection: undefined, entries: new Map(), diagnostics: [], reloading: Promise.resolve() };
     this.#bindings.set(provider.name, binding);
     provider.setActive?.(enabled);
-    await this.reload(provider.name);
-    binding.stopWatching = provider.watch?.((change = 'contents') => {
-      if (change === 'status') this.#emit({ catalogGeneration: this.#generation, provider: provider.name, reason: 'status' });
-      else void this.reload(provider.name).catch(() => {});
-    });
+    const watch = () => {
+      // Unbound while it loaded: nothing to watch.
+      if (this.#bindings.get(provider.name) !== binding) return;
+      binding.stopWatching = provider.watch?.((change = 'contents') => {
+        if (change === 'status') this.#emit({ catalogGeneration: this.#generation, provider: provider.name, reason: 'status' });
+        else void this.reload(provider.name).catch(() => {});
+      });
+    };
+    if (!background) {
+      await this.reload(provider.name);
+      watch();
+      return;
+    }
+    const loading = this.reload(provider.name)
+      .catch((error: unknown) => {
+        this.#loading.delete(provider.name);
+        binding.diagnostics = [{ provider: provider.name, path: null, line: null, capability: null, reason: `could not be loaded: ${(error as Error).message}` }];
+        this.#emit({ catalogGeneration: this.#generation, provider: provider.name, reason: 'diagnostics' });
+      })
+      .finally(() => this.#loading.delete(provider.name))
+      .then(watch);
+    this.#loading.set(provider.name, loading);
+  }
+
+  /** The providers whose first load is still running, by name; empty once the catalog is complete. */
+  loading(): string[] {
+    return [...this.#loading.keys()];
+  }
+
+  /** Resolves when every provider bound so far has finished its first load. */
+  async whenLoaded(): Promise<void> {
+    await Promise.all(this.#loading.values());
   }
 
   /**
@@ -116,7 +151,7 @@ export class Catalog {
     for (const skill of contents.skills) {
       const contract = skillContract(provider.name, skill);
       try {
-        add({ contract, contractHash: contractHash(contract), bindingGeneration: generation, skill }, contract.path);
+        add({ contract, contractHash: contractHash(contract), bindingGeneration: generation, skill: { readBody: skill.readBody } }, contract.path);
       } catch (error) {
         // A value canonical JSON cannot hold: one skill's problem, never the whole catalog's.
         diagnostics.push({ provider: provider.name, path: contract.path, line: null, capability: contract.id, reason: (error as Error).message });
@@ -132,6 +167,8 @@ export class Catalog {
     if (changed) {
       binding.generation = generation;
       binding.entries = entries;
+      // Done before the change is told, so whoever reads the catalog on it finds nothing loading.
+      this.#loading.delete(provider.name);
       this.#changed(provider.name, first ? 'loaded' : 'changed');
     } else if (diagnosticsChanged) {
       this.#emit({ catalogGeneration: this.#generation, provider: provider.name, reason: 'diagnostics' });
