@@ -57,6 +57,8 @@ export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 export const ToolsList = z.object({
   generation: z.number().int().nonnegative(),
   tools: z.array(ToolDescriptor),
+  /** Providers still reading their first contents at start (`skills`): more tools may follow, with a catalog event. */
+  loading: z.array(z.string()).optional(),
 });
 export type ToolsList = z.infer<typeof ToolsList>;
 
