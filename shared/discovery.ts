@@ -106,6 +106,8 @@ export const SkillsActivateOutput = z.discriminatedUnion('status', [
 /** The operator's console sees the whole catalog, whatever a task may discover. */
 export const CatalogView = z.object({
   catalogGeneration: z.number().int(),
+  /** Providers still reading their first contents at start (`skills`); a `loaded` catalog event follows each. */
+  loading: z.array(z.string()).optional(),
   capabilities: z.array(CatalogEntry),
   providers: z.array(ProviderInfo),
   diagnostics: z.array(Diagnostic),
