@@ -1,7 +1,7 @@
 // Builds everything `npm start`, `npm run serve` and electron-builder need into dist/:
 // the Node side with esbuild (main and preload as CommonJS, as a sandboxed preload must be),
 // then the renderer with Vite.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 
@@ -13,12 +13,43 @@ const bundledIntoCjs = new Set(['canonicalize']);
 const externalForCjs = ['electron', ...Object.keys(dependencies).filter((name) => !bundledIntoCjs.has(name))];
 
 const common = { bundle: true, platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning' };
+// The CLI's commands import their modules when they run (electron/cli.ts): with splitting, each
+// dynamic import is a chunk beside cli.js, so `capstan --help` or `capstan tools` load no server
+// code. Chunk names carry a hash, so a rebuild never changes a chunk a running `capstan` may still
+// import; chunks the new build does not use are removed once they are an hour old.
+const CLI_CHUNKS = 'cli-chunks';
+const STALE_CHUNK_MS = 60 * 60_000;
 
-await Promise.all([
-  build({ ...common, entryPoints: ['electron/cli.ts'], outfile: 'dist/cli.js', format: 'esm', packages: 'external' }),
+const [cliBuild] = await Promise.all([
+  build({
+    ...common,
+    metafile: true,
+    entryPoints: { cli: 'electron/cli.ts' },
+    outdir: 'dist',
+    splitting: true,
+    chunkNames: `${CLI_CHUNKS}/[name]-[hash]`,
+    format: 'esm',
+    packages: 'external',
+  }),
   build({ ...common, entryPoints: ['electron/start.ts'], outfile: 'dist/start.js', format: 'esm', packages: 'external' }),
-  build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'dist/main.cjs', format: 'cjs', external: externalForCjs }),
+  // import.meta.url, which CommonJS lacks, as the bundle's own file URL: runtime/admission.ts
+  // resolves its lazily loaded tokenizer from it.
+  build({
+    ...common,
+    entryPoints: ['electron/main.ts'],
+    outfile: 'dist/main.cjs',
+    format: 'cjs',
+    external: externalForCjs,
+    define: { 'import.meta.url': 'importMetaUrl' },
+    banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
   // The preload runs sandboxed: one self-contained CommonJS file, only `electron` left outside.
   build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/preload.cjs', format: 'cjs', external: ['electron'] }),
 ]);
+const chunksDir = new URL(`../dist/${CLI_CHUNKS}/`, import.meta.url);
+const current = new Set(Object.keys(cliBuild.metafile.outputs).map((path) => path.split('/').at(-1)));
+for (const name of readdirSync(chunksDir)) {
+  const file = new URL(name, chunksDir);
+  if (!current.has(name) && Date.now() - statSync(file).mtimeMs > STALE_CHUNK_MS) rmSync(file, { force: true });
+}
 await viteBuild({ configFile: 'vite.config.ts', logLevel: 'warn' });

@@ -2,21 +2,19 @@
 /**
  * `capstan <command>`: the headless face of Capstan. `serve` runs the same host as the
  * Electron app and serves the console to a browser on loopback.
+ *
+ * Each command's modules are imported when that command runs (esbuild splits them into chunks,
+ * build/build.mjs): `capstan --help` or `capstan tools` need neither Fastify nor the host, and
+ * loading every module up front was most of the CLI's start.
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TOKEN_USAGE, tokenCommand } from './cliToken';
-import { ConfigError } from './config';
-import { HARN_USAGE, harnCommand } from './harn/cli';
-import { MCP_USAGE, mcpCommand } from './gateway/mcp/stdio';
-import { createHost } from './host';
-import { defaultDataDir } from './paths';
-import { Ledger, loadLedgerKey } from './runtime/ledger';
-import { announce, createLogger, parseServeOptions, startServer, UsageError } from './server';
-import { openDatabase } from './store/database';
-import { LEDGER_PROBLEM_NAMES, type LedgerEntry } from '../shared/ledger';
+import type { LedgerEntry } from '../shared/ledger';
+import { HARN_USAGE, MCP_USAGE, OPERATOR_USAGE, TOKEN_USAGE } from './cliUsage';
 
-const USAGE = `Usage: capstan <command> [options]
+const usage = async (): Promise<string> => USAGE_HEAD + TOKEN_USAGE + MCP_USAGE + HARN_USAGE + OPERATOR_USAGE;
+
+const USAGE_HEAD = `Usage: capstan <command> [options]
 
 Commands:
   serve    Run the gateway and serve the console on loopback
@@ -41,12 +39,16 @@ Commands:
   ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
   ledger export    Print every entry as JSON lines (--after SEQ to start later)
            --data-dir DIR  as for serve
-${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}`;
+`;
 
 async function serve(args: string[]): Promise<void> {
+  // The gateway's modules load with the host's, not after it: once the host exists its skills
+  // are being read, and the gateway should listen without waiting behind them.
+  const [{ announce, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('./server'), import('./host'), import('./gateway/http')]);
   const options = parseServeOptions(args, process.env);
   const logger = createLogger(options.logLevel);
-  const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger });
+  // The gateway answers as soon as it listens, with the builtins; skills follow (catalog.loading()).
+  const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger, skillsInBackground: true });
   const rendererDir = fileURLToPath(new URL('./renderer/', import.meta.url));
   const gateway = await startServer(host, { ...options, logger, rendererDir }).catch(async (error: unknown) => {
     await host.close();
@@ -65,12 +67,22 @@ async function serve(args: string[]): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // The console line waits for the skills, so whoever opens it (or a test reading the line)
+  // finds the whole catalog; the API has been answering since it listened.
+  await host.catalog.whenLoaded();
   // Only now: whoever reads this line may signal us at once.
   announce(gateway, host);
 }
 
 /** The ledger commands open the database directly, so they work with or without a running serve. */
 async function ledgerCommand(args: string[]): Promise<void> {
+  const [{ defaultDataDir }, { Ledger, loadLedgerKey }, { UsageError }, { openDatabase }, { LEDGER_PROBLEM_NAMES }] = await Promise.all([
+    import('./paths'),
+    import('./runtime/ledger'),
+    import('./server'),
+    import('./store/database'),
+    import('../shared/ledger'),
+  ]);
   const [sub, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
@@ -136,30 +148,35 @@ async function ledgerCommand(args: string[]): Promise<void> {
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve,
   ledger: ledgerCommand,
-  token: tokenCommand,
-  harn: harnCommand,
+  token: async (args) => (await import('./cliToken')).tokenCommand(args),
+  harn: async (args) => (await import('./harn/cli')).harnCommand(args),
   // It starts `capstan serve` from this same file when no gateway runs.
-  mcp: (args) => mcpCommand(args, fileURLToPath(import.meta.url)),
+  mcp: async (args) => (await import('./gateway/mcp/stdio')).mcpCommand(args, fileURLToPath(import.meta.url)),
+  tools: async (args) => (await import('./operator/commands')).toolsCommand(args),
+  call: async (args) => (await import('./operator/commands')).callCommand(args),
+  tasks: async (args) => (await import('./operator/commands')).tasksCommand(args),
 };
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(USAGE);
+    process.stdout.write(await usage());
     return command ? 0 : 2;
   }
   const run = commands[command];
   if (!run) {
-    process.stderr.write(`capstan: unknown command "${command}"\n\n${USAGE}`);
+    process.stderr.write(`capstan: unknown command "${command}"\n\n${await usage()}`);
     return 2;
   }
   try {
     await run(rest);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    const usage = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const [{ UsageError }, { ConfigError }, { OperatorError }] = await Promise.all([import('./server'), import('./config'), import('./operator/errors')]);
+    const misuse = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`capstan ${command}: ${(error as Error).message}\n`);
-    return usage ? 2 : 1;
+    if (error instanceof OperatorError) return error.exitCode;
+    return misuse ? 2 : 1;
   }
 }
 

@@ -10,14 +10,6 @@ import { UsageError } from './server';
 import { AgentTokens } from './store/agentTokens';
 import { openDatabase } from './store/database';
 
-export const TOKEN_USAGE = `  token create --name NAME   Make a token for agent NAME (1-64 of A-Z a-z 0-9 _ . -) and print it
-                             once, alone on the last line; only its SHA-256 is kept
-  token list                 The agents with a token: name, created, last used
-  token revoke NAME          Revoke NAME's token, at once, in a running gateway too; the name may
-                             then be given a new token
-           --data-dir DIR  as for serve
-`;
-
 export async function tokenCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({

@@ -34,6 +34,13 @@ export interface HostOptions {
   /** Skills directories besides `<data dir>/skills` and those in config.json. */
   skillsDirs?: readonly string[];
   logger?: Logger;
+  /**
+   * Load the skills after `createHost` returns: the gateway can answer with the builtins at
+   * once while thousands of SKILL.md files are read (`catalog.loading()` names the skills
+   * meanwhile, `catalog.whenLoaded()` waits). `capstan serve` does; by default the host starts
+   * with its skills loaded.
+   */
+  skillsInBackground?: boolean;
 }
 
 export interface Host {
@@ -65,7 +72,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }) }: HostOptions): Promise<Host> {
+export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
   const catalog = new Catalog({ toolPolicy: toolPolicy(config.toolPolicy) });
@@ -84,9 +91,11 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     mkdirSync(ownSkills, { recursive: true });
     // The console's switches and revocations outlive restarts and win over config.json's start state.
     const policy = readCatalogPolicy(db);
-    for (const provider of [builtinProvider({ db, dataDir, httpCheck: config.httpCheck }), skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs], config.skills)]) {
-      await catalog.addProvider(provider, { enabled: policy.providers[provider.name] ?? !config.disabledProviders.includes(provider.name) });
-    }
+    const enabled = (name: string) => policy.providers[name] ?? !config.disabledProviders.includes(name);
+    const builtins = builtinProvider({ db, dataDir, httpCheck: config.httpCheck });
+    await catalog.addProvider(builtins, { enabled: enabled(builtins.name) });
+    const skills = skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs], config.skills);
+    await catalog.addProvider(skills, { enabled: enabled(skills.name), background: skillsInBackground });
     // MCP servers connect in the background: the start does not wait for a slow or broken one.
     await mcp.start(config.mcpServers, config.disabledProviders);
     for (const id of policy.revoked) catalog.setRevoked(id, true);

@@ -9,7 +9,7 @@ import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { startHttpGateway, type HttpGateway } from './gateway/http';
+import type { HttpGateway } from './gateway/http';
 import { writeGatewayFile } from './gateway/mcp/localGateway';
 import type { Host } from './host';
 import { defaultDataDir } from './paths';
@@ -209,6 +209,9 @@ export interface ServerOptions extends Pick<ServeOptions, 'address' | 'port' | '
 
 /** The HTTP gateway in front of a host: its API, its live events and the console bundle. */
 export async function startServer(host: Host, options: ServerOptions): Promise<HttpGateway> {
+  // Loaded here, not at the top: the commands that import this module for its options and
+  // UsageError (token, harn, mcp) need neither Fastify nor the routes.
+  const { startHttpGateway } = await import('./gateway/http');
   const listen = (port: number) =>
     startHttpGateway({
       handlers: host.handlers,

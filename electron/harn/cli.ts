@@ -17,15 +17,6 @@ import { liveGateway } from '../gateway/mcp/localGateway';
 import { defaultDataDir } from '../paths';
 import { readTokenFile, UsageError } from '../server';
 
-export const HARN_USAGE = `  harn run FILE    Run a Harn script as a task on the running gateway and print its output and
-                   outcome (exit 0 only if it succeeded; Ctrl-C cancels it)
-           --prompt TEXT   the prompt the script is given
-           --session ID    the session to run it in (default operator)
-           --url URL       CAPSTAN_URL          the gateway (default: the one running for the data dir)
-           --token-file F  CAPSTAN_TOKEN_FILE   the gateway's operator token, or CAPSTAN_TOKEN=<token>
-           --data-dir DIR  CAPSTAN_DATA_DIR     as for serve
-`;
-
 const out = (text: string) => void process.stdout.write(text);
 
 export async function harnCommand(args: string[]): Promise<void> {

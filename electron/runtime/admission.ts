@@ -3,8 +3,21 @@
  * must fit under the ceiling (model budget − minimal base − safety margin). Sizes are counted
  * with a real tokenizer (o200k_base); nothing loaded is ever evicted silently.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import { CapstanError } from '../../shared/errors';
+
+type CountTokens = (text: string) => number;
+let counter: CountTokens | undefined;
+
+/**
+ * gpt-tokenizer builds its o200k tables when it is loaded: about 0.2 s and tens of MB, which every
+ * start paid before. Loaded on the first count instead (the first tool loaded or skill activated),
+ * synchronously, because `estimateTokens` is (build/build.mjs gives main.cjs an `import.meta.url`).
+ */
+function countTokens(text: string): number {
+  counter ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountTokens }).countTokens;
+  return counter(text);
+}
 
 export interface AdmissionBudget {
   /** The model's input budget in tokens. */

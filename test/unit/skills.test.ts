@@ -227,9 +227,10 @@ describe('the skills provider', () => {
     const catalog = new Catalog();
     const before = watchers.length;
     await catalog.addProvider(skillsProvider([dir.dir]));
-    expect(watchers.length).toBe(before + 1);
+    // The directory's own watcher comes first; each skill folder gets one after it.
+    await expect.poll(() => watchers.length).toBe(before + 2);
 
-    watchers.at(-1)!.emit('error', new Error('ENOSPC: System limit for number of file watchers reached'));
+    watchers[before]!.emit('error', new Error('ENOSPC: System limit for number of file watchers reached'));
     await expect.poll(() => catalog.diagnostics(), { timeout: 5_000 }).toEqual([
       {
         provider: 'skills',

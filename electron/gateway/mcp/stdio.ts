@@ -22,14 +22,6 @@ import { CAPSTAN_TOOL_DESCRIPTORS } from './tools';
 import { INSTRUCTIONS, SERVER_INFO } from './server';
 import { GatewayUnreachable, Upstream } from './upstream';
 
-export const MCP_USAGE = `  mcp      Serve Capstan's MCP tools over stdio, for MCP hosts that launch a command. Relays to
-           the running gateway of the data dir, and starts one (capstan serve, detached) if none
-           runs, so every agent shares one runtime and one ledger
-           --token-file F  CAPSTAN_TOKEN_FILE   the agent token (capstan token create --name NAME),
-                                                or CAPSTAN_TOKEN=<token>
-           --data-dir DIR  CAPSTAN_DATA_DIR     as for serve
-`;
-
 /**
  * How long the relay lets one call run. The gateway owns deadlines (each tool's timeout, the
  * approval's expiry) and reports progress meanwhile, so this only bounds a gateway gone silent.

@@ -4,8 +4,8 @@
  * problem with one file, or with watching a directory, is a diagnostic naming it. One bad file
  * never stops the start nor keeps the other skills from loading and updating.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { readdir, realpath } from 'node:fs/promises';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CapstanError } from '../../../shared/errors';
 import type { Provider, ProviderContents, SkillBody, SkillSource } from '../../catalog/provider';
@@ -27,14 +27,18 @@ export interface SkillsOptions {
 export function skillsProvider(dirs: readonly string[], { maxFileBytes = DEFAULT_SKILL_MAX_FILE_BYTES }: SkillsOptions = {}): Provider {
   // Watching problems are reported with the next load, beside the files' own.
   const watchProblems = new Map<string, ProviderDiagnostic>();
+  const watchers = new SkillWatchers(dirs, watchProblems);
   return {
     name: SKILLS_PROVIDER,
     kind: 'skills',
     load: async () => {
-      const contents = await loadSkills(dirs, maxFileBytes);
+      // Watching starts with the first load and each folder is watched before it is read, so an
+      // edit made while 10,000 files are read is not lost between the read and the watch.
+      watchers.start();
+      const contents = await loadSkills(dirs, maxFileBytes, (dir, folder) => watchers.folder(dir, folder));
       return { ...contents, diagnostics: [...contents.diagnostics, ...watchProblems.values()] };
     },
-    watch: (onChange) => watchDirs(dirs, onChange, watchProblems),
+    watch: (onChange) => watchers.listen(onChange),
   };
 }
 
@@ -47,7 +51,16 @@ const problem = (path: string, reason: string, capability: string | null = null,
 
 const reasonOf = (error: unknown) => (error instanceof RefusedFile ? error.message : `could not be read: ${(error as Error).message}`);
 
-async function loadSkills(dirs: readonly string[], maxFileBytes: number): Promise<ProviderContents> {
+/**
+ * Files read at once while loading. Each read is several round trips to libuv's thread pool
+ * (realpath, stat, open, fstat, read, close); one file after another, 10,000 skills left the
+ * process waiting most of its start. Parsing stays on this thread, between reads.
+ */
+const READ_CONCURRENCY = 64;
+
+type FolderResult = { skill: Omit<SkillSource, 'readBody'>; folder: string } | { diagnostic: ProviderDiagnostic } | null;
+
+async function loadSkills(dirs: readonly string[], maxFileBytes: number, beforeRead: (dir: string, folder: string) => void): Promise<ProviderContents> {
   const skills: SkillSource[] = [];
   const diagnostics: ProviderDiagnostic[] = [];
   const firstPath = new Map<string, string>();
@@ -65,32 +78,56 @@ async function loadSkills(dirs: readonly string[], maxFileBytes: number): Promis
       diagnostics.push(problem(dir, missing ? 'skills directory does not exist' : `skills directory ${reasonOf(error)}`));
       continue;
     }
-    for (const folder of folders) {
+    const readFolder = async (folder: string): Promise<FolderResult> => {
       const path = join(dir, folder, SKILL_FILE);
+      beforeRead(dir, folder);
       try {
-        // Each file is read asynchronously, so other requests are served between files.
         const bytes = await readConfinedFile(realDir, join(realDir, folder, SKILL_FILE), maxFileBytes);
-        if (!bytes) continue; // a folder without SKILL.md is not a skill
+        if (!bytes) return null; // a folder without SKILL.md is not a skill
         const parsed = parseSkillFile(path, bytes);
-        if (!parsed.ok) {
-          const { capability, reason, line } = parsed.problem;
-          diagnostics.push(problem(path, reason, capability, line));
-          continue;
-        }
-        const { name } = parsed.skill.contract;
-        const earlier = firstPath.get(name);
-        if (earlier) {
-          diagnostics.push(problem(path, `duplicate name "${name}", already defined by ${earlier}`, name));
-          continue;
-        }
-        firstPath.set(name, path);
-        skills.push({ ...parsed.skill, readBody: () => rereadBody(realDir, folder, maxFileBytes) });
+        if (parsed.ok) return { skill: parsed.skill, folder };
+        const { capability, reason, line } = parsed.problem;
+        return { diagnostic: problem(path, reason, capability, line) };
       } catch (error) {
-        diagnostics.push(problem(path, reasonOf(error)));
+        return { diagnostic: problem(path, reasonOf(error)) };
       }
+    };
+    // Read in parallel, then taken in folder order, so which of two same-named skills wins
+    // does not depend on which file came back first.
+    const results = await mapConcurrently(folders, READ_CONCURRENCY, readFolder);
+    for (const result of results) {
+      if (!result) continue;
+      if ('diagnostic' in result) {
+        diagnostics.push(result.diagnostic);
+        continue;
+      }
+      const { skill, folder } = result;
+      const { name, path } = skill.contract;
+      const earlier = firstPath.get(name);
+      if (earlier) {
+        diagnostics.push(problem(path, `duplicate name "${name}", already defined by ${earlier}`, name));
+        continue;
+      }
+      firstPath.set(name, path);
+      const folderDir = realDir;
+      skills.push({ contract: skill.contract, readBody: () => rereadBody(folderDir, folder, maxFileBytes) });
     }
   }
   return { tools: [], skills, diagnostics };
+}
+
+/** `map` with at most `limit` calls pending at once; results in the input's order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await map(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /** Activation reads the file again, with the same checks as loading. */
@@ -109,29 +146,94 @@ async function rereadBody(realDir: string, folder: string, maxFileBytes: number)
   return body;
 }
 
-function watchDirs(dirs: readonly string[], onChange: () => void, problems: Map<string, ProviderDiagnostic>): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  const settle = () => {
-    clearTimeout(timer);
-    timer = setTimeout(onChange, WATCH_SETTLE_MS);
-  };
-  const unwatched = (dir: string, error: unknown) => {
-    problems.set(dir, problem(dir, `is no longer watched (${(error as Error).message}): edits to it show after a restart`));
-    settle();
-  };
-  const watchers: FSWatcher[] = [];
-  for (const dir of dirs) {
+/**
+ * One non-recursive watcher per skills directory (folders added, removed, renamed) and one per
+ * skill folder (its SKILL.md edited), as skills live at `<dir>/<folder>/SKILL.md`. Node's
+ * recursive watch does the same on Linux, but with a synchronous readdir of every folder at once:
+ * 10,000 skills blocked the event loop for seconds. Here a folder is watched as the load reaches
+ * it, and folders are followed as they come and go. A file deeper in a folder (a link target in a
+ * subfolder) is not watched: its edits show with the next reload.
+ */
+class SkillWatchers {
+  readonly #watchers = new Map<string, FSWatcher>();
+  #started = false;
+  #stopped = false;
+  #onChange: (() => void) | undefined;
+  /** Something changed before anyone listened (during the first load): told when they do. */
+  #pending = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly dirs: readonly string[],
+    readonly problems: Map<string, ProviderDiagnostic>,
+  ) {}
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    for (const dir of this.dirs) this.#watch(dir, dir, (_event, name) => this.#folderEvent(dir, name));
+  }
+
+  /** Watches `<dir>/<folder>` if it is not yet. */
+  folder(dir: string, folder: string): void {
+    this.#watch(dir, join(dir, folder), () => this.#settle());
+  }
+
+  listen(onChange: () => void): () => void {
+    this.#onChange = onChange;
+    if (this.#pending) this.#settle();
+    return () => {
+      this.#stopped = true;
+      clearTimeout(this.#timer);
+      for (const watcher of this.#watchers.values()) watcher.close();
+      this.#watchers.clear();
+    };
+  }
+
+  /** Editors save in bursts (temp file, rename, chmod): one reload when the burst settles. */
+  #settle(): void {
+    if (!this.#onChange) {
+      this.#pending = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(this.#onChange, WATCH_SETTLE_MS);
+  }
+
+  #unwatched(dir: string, error: unknown): void {
+    this.problems.set(dir, problem(dir, `is no longer watched (${(error as Error).message}): edits to it show after a restart`));
+    this.#settle();
+  }
+
+  #watch(dir: string, path: string, listener: (event: string, name: string | null) => void): void {
+    if (this.#stopped || this.#watchers.has(path)) return;
     try {
-      const watcher = watch(dir, { recursive: true, persistent: false }, settle);
-      watcher.on('error', (error) => unwatched(dir, error));
-      watchers.push(watcher);
+      const watcher = watch(path, { persistent: false }, listener);
+      watcher.on('error', (error) => {
+        // A folder's watcher fails when the folder goes; only the directory's failure is a problem.
+        if (path === dir || existsSync(path)) this.#unwatched(dir, error);
+        this.#forget(path);
+      });
+      this.#watchers.set(path, watcher);
     } catch (error) {
-      // A missing directory already has its diagnostic from loading.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') unwatched(dir, error);
+      // Missing: a folder removed meanwhile, or a directory whose diagnostic is the load's.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#unwatched(dir, error);
     }
   }
-  return () => {
-    clearTimeout(timer);
-    for (const watcher of watchers) watcher.close();
-  };
+
+  #forget(path: string): void {
+    this.#watchers.get(path)?.close();
+    this.#watchers.delete(path);
+  }
+
+  /** An entry of a skills directory appeared or went: reload, and follow a new folder. */
+  #folderEvent(dir: string, name: string | null): void {
+    this.#settle();
+    if (!name) return;
+    const path = join(dir, name);
+    void stat(path).then(
+      (found) => (found.isDirectory() ? this.folder(dir, name) : this.#forget(path)),
+      () => this.#forget(path),
+    );
+  }
 }

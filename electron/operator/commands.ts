@@ -1,0 +1,151 @@
+/**
+ * `capstan tools`, `capstan call` and `capstan tasks`: the operator's everyday calls from a
+ * terminal, against the running gateway (connection.ts), over the same HTTP API the console uses.
+ * Readable tables by default, `--json` for scripts; exit codes in errors.ts.
+ */
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { UsageError } from '../server';
+import { coerceArg, parseArgumentsJson, splitArg } from './arguments';
+import { connect, CONNECTION_OPTIONS, expectOk, type Gateway } from './connection';
+import { EXIT, OperatorError } from './errors';
+import { table } from './table';
+
+interface Tool {
+  id: string;
+  name: string;
+  title: string;
+  description: string;
+  riskLevel: string;
+  needConfirm: boolean;
+  mutating: boolean;
+  inputSchema: unknown;
+}
+
+interface Challenge {
+  id: string;
+  tool: string;
+  argumentsDigest: string;
+  expiresAt: string;
+}
+
+const out = (text: string) => void process.stdout.write(text);
+const err = (text: string) => void process.stderr.write(text);
+const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
+
+async function listTools(gateway: Gateway): Promise<{ generation: number; tools: Tool[]; loading?: string[] }> {
+  return expectOk(await gateway.request('GET', '/tools')) as unknown as { generation: number; tools: Tool[]; loading?: string[] };
+}
+
+export async function toolsCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false } }, strict: true });
+  const gateway = await connect(values, 'tools');
+  const answer = await listTools(gateway);
+  if (values.json) return printJson(answer);
+  const rows = answer.tools.map((tool) => [tool.id, tool.riskLevel, tool.needConfirm ? 'yes' : 'no', tool.mutating ? 'yes' : 'no', tool.description.split('\n')[0] ?? '']);
+  out(table(['TOOL', 'RISK', 'CONFIRM', 'WRITES', 'DESCRIPTION'], rows));
+  if (answer.loading?.length) err(`still loading: ${answer.loading.join(', ')}; more tools may follow\n`);
+}
+
+export async function callCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      ...CONNECTION_OPTIONS,
+      json: { type: 'string' },
+      arg: { type: 'string', multiple: true, default: [] },
+      session: { type: 'string' },
+      envelope: { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError('call takes one tool: capstan call TOOL [--arg key=value …] [--json \'{…}\']');
+  const name = positionals[0]!;
+  const argumentsObject = parseArgumentsJson(values.json);
+  const pairs = values.arg.map(splitArg);
+  const gateway = await connect(values, 'call');
+  // The schema is needed to read --arg values, and to show the tool when it asks for confirmation.
+  let tool: Tool | undefined;
+  const findTool = async () => (tool ??= (await listTools(gateway)).tools.find((candidate) => candidate.name === name || candidate.id === name));
+  if (pairs.length > 0) {
+    const schema = (await findTool())?.inputSchema;
+    for (const [key, text] of pairs) argumentsObject[key] = coerceArg(schema, key, text);
+  }
+  const request = { tool: name, arguments: argumentsObject, ...(values.session ? { sessionId: values.session } : {}) };
+
+  let answer = await gateway.request('POST', '/tools/call', request);
+  // A tool that needs confirmation answers 428 with a challenge; a challenge that expired while
+  // the operator read it gets a new one, asked about again.
+  while (answer.status === 428) {
+    const error = answer.body.error as { code?: string; message?: string; challenge?: Challenge } | undefined;
+    const challenge = error?.challenge;
+    if (!challenge) break;
+    if (!process.stdin.isTTY) {
+      if (values.envelope) printJson(answer.body);
+      throw new OperatorError(
+        `${name} needs the operator's confirmation and there is no terminal to ask on; run it in a terminal, or call it from the console. Nothing ran.`,
+        EXIT.notConfirmed,
+        'CONFIRMATION_REQUIRED',
+      );
+    }
+    if (!(await confirm(await findTool(), name, argumentsObject, challenge))) {
+      throw new OperatorError(`not confirmed; ${name} did not run`, EXIT.notConfirmed);
+    }
+    answer = await gateway.request('POST', '/tools/call', { ...request, confirmation: challenge.id });
+  }
+  if (values.envelope) printJson(answer.body);
+  const body = expectOk(answer);
+  if (!values.envelope) printJson(body.result);
+  err(`ok: ${String(body.requestId)} in task ${String(body.taskId)}, ${String(body.durationMs)} ms\n`);
+}
+
+/** Shows the exact call, as the console's review dialog does, and asks; only "y" or "yes" confirms. */
+async function confirm(tool: Tool | undefined, name: string, args: Record<string, unknown>, challenge: Challenge): Promise<boolean> {
+  const seconds = Math.max(0, Math.round((Date.parse(challenge.expiresAt) - Date.now()) / 1000));
+  err(
+    [
+      `${challenge.tool} needs your confirmation before it runs.`,
+      ...(tool ? [`  ${tool.title}: ${tool.description.split('\n')[0] ?? ''}`, `  risk ${tool.riskLevel}${tool.mutating ? ', writes data' : ''}`] : []),
+      `  arguments: ${JSON.stringify(args, null, 2).replaceAll('\n', '\n  ')}`,
+      `  arguments digest ${challenge.argumentsDigest}; the confirmation is good for ${seconds} s`,
+      '',
+    ].join('\n'),
+  );
+  const readline = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const reply = await readline.question(`Run ${name}? [y/N] `);
+    return /^y(es)?$/i.test(reply.trim());
+  } finally {
+    readline.close();
+  }
+}
+
+interface TaskRow {
+  id: string;
+  sessionId: string;
+  title: string;
+  state: string;
+  createdAt: string;
+  endedAt: string | null;
+  callCounts: Record<string, number>;
+  callsInFlight: number;
+}
+
+export async function tasksCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false }, limit: { type: 'string' } }, strict: true });
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 200)) throw new UsageError(`--limit must be an integer from 1 to 200, got "${values.limit}"`);
+  const gateway = await connect(values, 'tasks');
+  const answer = expectOk(await gateway.request('GET', `/tasks${limit === undefined ? '' : `?finishedLimit=${limit}`}`)) as { tasks: TaskRow[]; finishedTotal?: number };
+  if (values.json) return printJson(answer);
+  const calls = ({ callCounts, callsInFlight }: TaskRow) =>
+    [
+      ...Object.entries(callCounts)
+        .filter(([, count]) => count > 0)
+        .map(([status, count]) => `${count} ${status}`),
+      ...(callsInFlight > 0 ? [`${callsInFlight} running`] : []),
+    ].join(', ') || '-';
+  const rows = answer.tasks.map((task) => [task.id, task.state, task.sessionId, task.endedAt ?? task.createdAt, calls(task), task.title]);
+  out(rows.length === 0 ? 'no tasks\n' : table(['TASK', 'STATE', 'SESSION', 'WHEN', 'CALLS', 'TITLE'], rows));
+}
