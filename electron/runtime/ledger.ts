@@ -173,7 +173,12 @@ export class Ledger {
 
   /** A keyed digest of a value's canonical JSON: evidence without the data. */
   digest(value: unknown): string {
-    return createHmac('sha256', this.key).update(canonicalJson(value ?? null)).digest('hex');
+    return this.digestJson(canonicalJson(value ?? null));
+  }
+
+  /** `digest()` of a value whose canonical JSON is already made (a call's result: runtime/call.ts). */
+  digestJson(canonical: string): string {
+    return createHmac('sha256', this.key).update(canonical).digest('hex');
   }
 
   append(input: LedgerAppend): LedgerEntry {
