@@ -3,6 +3,7 @@
  * grace period after an abort before its outcome is declared unknown. The first decision wins.
  */
 import { CapstanError } from '../../shared/errors';
+import { canonicalJson } from '../catalog/digest';
 import { OutcomeUnknownError, ToolArgumentError } from '../catalog/tool';
 
 /** What a call needs from its entry (HTTP, IPC, MCP, Harn): everything else is the runtime's. */
@@ -27,7 +28,13 @@ export interface CallSpec {
  * every other outcome carries the error a client sees.
  */
 export type CallOutcome =
-  | { status: 'ok'; result: unknown; durationMs: number }
+  | {
+      status: 'ok';
+      result: unknown;
+      /** `result`'s canonical JSON (RFC 8785), made once: the text the ledger's digest is taken over. */
+      resultJson: string;
+      durationMs: number;
+    }
   | { status: 'error' | 'cancelled' | 'outcome_unknown'; error: CapstanError; durationMs: number };
 
 type Decision =
@@ -114,7 +121,8 @@ export class Call {
     switch (decision.status) {
       case 'ok':
         try {
-          return { status: 'ok', result: asJson(decision.result), durationMs };
+          const { result, json } = asJson(decision.result);
+          return { status: 'ok', result, resultJson: json, durationMs };
         } catch (error) {
           // A BigInt or a cycle: the client could not receive it, so the call failed.
           return { status: 'error', error: new CapstanError('TOOL_FAILED', `${tool} returned a value that is not JSON (${(error as Error).message})`), durationMs };
@@ -137,9 +145,22 @@ export class Call {
   }
 }
 
-/** What the client receives is what the digest covers: the result as JSON. */
-function asJson(value: unknown): unknown {
-  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+/**
+ * What the client receives is what the digest covers: the result as JSON. One serialization
+ * serves both, the canonical one: the digest is taken over its text, and the value the client
+ * receives is parsed back from it (so its keys come sorted), where the result used to be
+ * serialized three times (a JSON round trip, then canonical JSON again for the digest). A result
+ * that canonical JSON refuses but JSON takes (NaN or Infinity, which JSON makes null) goes
+ * through JSON first; a BigInt or a cycle still throws.
+ */
+function asJson(value: unknown): { result: unknown; json: string } {
+  let json: string;
+  try {
+    json = canonicalJson(value ?? null);
+  } catch {
+    json = canonicalJson(JSON.parse(JSON.stringify(value ?? null)));
+  }
+  return { result: JSON.parse(json), json };
 }
 
 /** The error a client sees for work that threw or ran past its deadline. */
