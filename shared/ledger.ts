@@ -74,6 +74,7 @@ export function ledgerValueMatches(value: string | null, wanted: string, match: 
 }
 
 export const LedgerPage = z.object({ entries: z.array(LedgerEntry), lastSeq: z.number().int().nonnegative() });
+export type LedgerPage = z.infer<typeof LedgerPage>;
 
 /**
  * What verification found broken: an entry `edited` (its content is not its hash), `deleted` (a

@@ -33,6 +33,17 @@ export const matchesFilter = (entry: LedgerEntry, filter: LedgerFilter) =>
   (filter.kind === undefined || entry.kind === filter.kind) &&
   LEDGER_TEXT_FIELDS.every((field) => filter[field] === undefined || ledgerValueMatches(entry[field], filter[field], filter.match));
 
+/** A filter as typed, made one to ask with: blank fields are no filter, and a filter without id fields has no match mode. */
+export function cleaned(filter: LedgerFilter): LedgerFilter {
+  const result: LedgerFilter = {};
+  for (const field of FILTER_FIELDS) {
+    const value = filter[field]?.trim();
+    if (value) Object.assign(result, { [field]: value });
+  }
+  if (filter.match === 'contains' && LEDGER_TEXT_FIELDS.some((field) => result[field] !== undefined)) result.match = 'contains';
+  return result;
+}
+
 /** Two filters asking for the same entries have the same key. */
 export const filterKey = (filter: LedgerFilter) => JSON.stringify([...FILTER_FIELDS.map((field) => filter[field] ?? null), filter.match ?? 'exact']);
 

@@ -93,7 +93,7 @@ export function RecentExecutions() {
         <p className="executions__kept muted">
           {kept}{' '}
           <button type="button" className="link-button" onClick={() => openSettings(true)}>
-            Run history settings
+            Change what is kept
           </button>
         </p>
       )}

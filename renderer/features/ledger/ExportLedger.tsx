@@ -6,7 +6,7 @@ import { toErrorBody } from '../../api/errors';
 import { isEmptyFilter, type LedgerFilter } from '../../state/ledgerStore';
 import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
-import { downloadText, exportFileName, exportLedger, MAX_EXPORT } from './exportLedger';
+import { exportFileName, exportLedger, MAX_EXPORT } from './exportLedger';
 
 type ExportState = { phase: 'idle' } | { phase: 'reading'; count: number } | { phase: 'done'; count: number; stoppedAfter: number | null } | { phase: 'failed'; error: ErrorBody };
 
@@ -66,4 +66,15 @@ export function ExportLedger({ filter }: { filter: LedgerFilter }) {
       </span>
     </>
   );
+}
+
+/** Hands text to the browser (or Electron's save dialog) as a file download. */
+function downloadText(name: string, parts: BlobPart[], type: string): void {
+  const url = URL.createObjectURL(new Blob(parts, { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  // The download has its own reference once it starts; the URL is only needed for the click.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -8,7 +8,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { LedgerKind } from '../../../shared/ledger';
 import { useCatalog } from '../../api/hooks';
-import { FILTER_FIELDS, filterKey, isEmptyFilter, type LedgerFilter } from '../../state/ledgerStore';
+import { cleaned, FILTER_FIELDS, filterKey, isEmptyFilter, type LedgerFilter } from '../../state/ledgerStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { Icon } from '../../ui/Icon';
 import { ExportLedger } from './ExportLedger';
@@ -24,18 +24,6 @@ const textFields: { field: TextField; label: string; placeholder: string }[] = [
   { field: 'capability', label: 'Capability', placeholder: 'builtin:time_now' },
   { field: 'principal', label: 'Principal', placeholder: 'agent:…' },
 ];
-
-/** Blank fields are no filter; a filter without text fields has no match mode. */
-export function cleaned(filter: LedgerFilter): LedgerFilter {
-  const result: LedgerFilter = {};
-  for (const field of FILTER_FIELDS) {
-    const value = filter[field]?.trim();
-    if (value) Object.assign(result, { [field]: value });
-  }
-  const hasText = textFields.some(({ field }) => result[field] !== undefined);
-  if (hasText && filter.match === 'contains') result.match = 'contains';
-  return result;
-}
 
 export function LedgerFilters() {
   const filter = useConsoleUi((ui) => ui.ledgerFilter);

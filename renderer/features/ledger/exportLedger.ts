@@ -4,9 +4,13 @@
  * format `capstan ledger export` prints. A page holds at most MAX_EXPORT entries; past that the
  * export stops and says where, for the CLI to go on from.
  */
-import { MAX_LEDGER_PAGE, type LedgerEntry } from '../../../shared/ledger';
-import type { ConsoleTransport } from '../../api/transport';
+import { MAX_LEDGER_PAGE, type LedgerEntry, type LedgerPage, type LedgerQuery } from '../../../shared/ledger';
 import type { LedgerFilter } from '../../state/ledgerStore';
+
+/** The one operation an export needs (the console's transport has it), so this module needs no DOM. */
+interface LedgerReader {
+  getLedger(query: LedgerQuery, options?: { signal?: AbortSignal | undefined }): Promise<LedgerPage>;
+}
 
 /** Entries one export holds in the page's memory (about 0.5 KiB each). */
 export const MAX_EXPORT = 100_000;
@@ -20,7 +24,7 @@ export interface LedgerExport {
 }
 
 export async function exportLedger(
-  transport: ConsoleTransport,
+  transport: LedgerReader,
   filter: LedgerFilter,
   { signal, onProgress }: { signal?: AbortSignal; onProgress?(count: number): void } = {},
 ): Promise<LedgerExport> {
@@ -48,15 +52,4 @@ export function exportFileName(filter: LedgerFilter, now = new Date()): string {
   // Only characters every file system takes, and a bounded length.
   const what = parts.join('-').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
   return `capstan-ledger${what ? `-${what}` : ''}-${stamp}.jsonl`;
-}
-
-/** Hands text to the browser (or Electron's save dialog) as a file download. */
-export function downloadText(name: string, parts: BlobPart[], type: string): void {
-  const url = URL.createObjectURL(new Blob(parts, { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  // The download has its own reference once it starts; the URL is only needed for the click.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
