@@ -380,7 +380,7 @@ export class TaskRuntime {
   #finishCall(task: Task, call: Call, outcome: CallOutcome): void {
     const { requestId, capability, mutating } = call.spec;
     const session = this.#session(task.sessionId);
-    const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digest(outcome.result) } : { code: outcome.error.code };
+    const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digestJson(outcome.resultJson) } : { code: outcome.error.code };
     this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: Math.round(outcome.durationMs), ...evidence } }, () => {
       task.calls.delete(requestId);
       task.counts[outcome.status] += 1;
