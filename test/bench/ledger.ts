@@ -5,25 +5,29 @@
  *   survives a power loss) and with NORMAL (a commit survives a killed process only);
  * - the checkpoint's own cost: the time spent writing ledger.head, once per commit, measured in
  *   the serial run (right after a flushed commit, where it costs most);
- * - gateway call throughput with the ledger on (FULL, then NORMAL) and off (appends a no-op);
- * - the delay from a call's end (its ledger entry) to its event reaching an SSE client.
+ * - gateway call throughput with the ledger durable, unflushed and off, each host in a process
+ *   of its own apart from the load generator;
+ * - the delay from a call's end (its ledger entry appended) to its event reaching an SSE client.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import pino from 'pino';
 import { startHttpGateway } from '../../electron/gateway/http';
-import { createHost, type Host } from '../../electron/host';
+import { createHost } from '../../electron/host';
 import { Ledger, LedgerHead, loadLedgerKey } from '../../electron/runtime/ledger';
-import { openDatabase, type Database } from '../../electron/store/database';
+import { createLogger } from '../../electron/server';
+import { DatabaseSync } from 'node:sqlite';
+import { DATABASE_FILE, openDatabase, type Database } from '../../electron/store/database';
+import { GroupCommit } from '../../electron/store/groupCommit';
 import type { LedgerEntry } from '../../shared/ledger';
+import { measureRounds, startServer, stopServer, type Measured, type Server } from './gatewayThroughput';
 
 export type Synchronous = 'FULL' | 'NORMAL';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-/** The bench's way to measure what FULL costs: the product always opens with FULL. */
+/** The bench's way to measure what FULL costs: the product always opens with FULL, whose per-commit sync the group commit then does off the event loop. */
 const useSynchronous = (db: Database, synchronous: Synchronous) => db.exec(`PRAGMA synchronous = ${synchronous}`);
 
 /**
@@ -46,9 +50,13 @@ export async function benchLedgerAppends(synchronous: Synchronous, count = 20_00
       capability: 'builtin:time_now',
       details: { status: 'ok', durationMs: 1.2, resultDigest: ledger.digest({ i }) },
     });
-    db.exec(`CREATE TABLE plain (seq INTEGER PRIMARY KEY, at TEXT, kind TEXT, task_id TEXT, session_id TEXT, request_id TEXT, capability TEXT, details TEXT);
+    // The baseline on a connection of its own, where SQLite itself syncs per the setting: the
+    // ledger's group commit takes the syncing of its connection over (store/groupCommit.ts).
+    const plainDb = new DatabaseSync(join(dir, DATABASE_FILE));
+    plainDb.exec(`PRAGMA synchronous = ${synchronous}; PRAGMA busy_timeout = 5000;`);
+    plainDb.exec(`CREATE TABLE plain (seq INTEGER PRIMARY KEY, at TEXT, kind TEXT, task_id TEXT, session_id TEXT, request_id TEXT, capability TEXT, details TEXT);
       CREATE INDEX plain_by_task ON plain (task_id, seq); CREATE INDEX plain_by_request ON plain (request_id, seq);`);
-    const insert = db.prepare('INSERT INTO plain VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insert = plainDb.prepare('INSERT INTO plain VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     let plainSeq = 0;
     const plainInsert = (i: number) => {
       const e = entry(i);
@@ -92,9 +100,10 @@ export async function benchLedgerAppends(synchronous: Synchronous, count = 20_00
     await ledger.durable();
     const ledgerBurst = rate(performance.now() - started, count);
     started = performance.now();
-    db.exec('BEGIN');
+    plainDb.exec('BEGIN');
     for (let i = 0; i < count; i++) plainInsert(serial + i);
-    db.exec('COMMIT');
+    plainDb.exec('COMMIT');
+    plainDb.close();
     const plainBurst = rate(performance.now() - started, count);
 
     started = performance.now();
@@ -114,92 +123,121 @@ export async function benchLedgerAppends(synchronous: Synchronous, count = 20_00
   }
 }
 
-async function withGateway<T>(configure: (host: Host) => void, use: (url: string, token: string, host: Host) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-gw-'));
-  const logger = pino({ level: 'silent' });
+/** The ways the gateway bench runs `capstan serve`'s host: see `serveVariant`. */
+export type Variant = 'durable' | 'unflushed' | 'off';
+
+/**
+ * Run in a child process (`node dist/bench.js --serve <variant>`): the host `capstan serve`
+ * builds, at its default log level (lines to stderr, which the bench discards), behind the HTTP
+ * gateway, with the ledger
+ * - `durable`: as shipped: every answer waits until its entries are flushed to disk;
+ * - `unflushed`: the connection left at `synchronous = NORMAL`, so the group commit never
+ *   flushes (what survives a killed process, not a power loss);
+ * - `off`: appends and digests replaced by no-ops, so the call path does no ledger work at all
+ *   (the task rows are still written, and answers do not wait for them).
+ * Prints the console line the parent reads; stops on SIGTERM.
+ */
+export async function serveVariant(variant: Variant): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `capstan-bench-${variant}-`));
+  if (variant === 'unflushed') {
+    // Before the host's first use of the connection's group commit, which keeps what it finds.
+    const of = GroupCommit.of.bind(GroupCommit);
+    GroupCommit.of = (db) => {
+      db.exec('PRAGMA synchronous = NORMAL');
+      return of(db);
+    };
+  }
+  const logger = createLogger('info');
   const host = await createHost({ dataDir: dir, logger });
-  configure(host);
-  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token: 'bench', host: '127.0.0.1', port: 0 });
+  if (variant === 'off') {
+    const none = { seq: 0, hash: '' } as LedgerEntry;
+    host.ledger.append = () => none;
+    host.ledger.digest = () => '';
+    host.ledger.durable = () => Promise.resolve();
+  }
+  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token: 'bench-token', host: '127.0.0.1', port: 0 });
+  console.log(`Capstan console: ${gateway.url}/#token=bench-token`);
+  process.once('SIGTERM', () => {
+    void gateway
+      .close()
+      .then(() => host.close())
+      .finally(() => {
+        rmSync(dir, { recursive: true, force: true });
+        process.exit(0);
+      });
+  });
+}
+
+/** The gateway with the ledger durable, unflushed and off, each a `capstan serve` host in a child process, in interleaved rounds. */
+export async function benchLedgerThroughput(bench: string, rounds = 4, seconds = 2) {
+  const servers: Server[] = [];
   try {
-    return await use(gateway.url, 'bench', host);
+    for (const variant of ['durable', 'unflushed', 'off'] as const) servers.push(await startServer(variant, [bench, '--serve', variant]));
+    const [durable, unflushed, off] = (await measureRounds(servers, rounds, seconds)) as [Measured, Measured, Measured];
+    return { durable, unflushed, off, rounds, seconds, overOff: durable.requestsPerSecond / off.requestsPerSecond, overUnflushed: durable.requestsPerSecond / unflushed.requestsPerSecond };
   } finally {
-    await gateway.close();
-    host.close();
-    rmSync(dir, { recursive: true, force: true });
+    await Promise.all(servers.map(stopServer));
   }
 }
 
-async function throughput(url: string, token: string, seconds: number) {
-  const result = await autocannon({
-    url: `${url}/tools/call`,
-    method: 'POST',
-    connections: 10,
-    duration: seconds,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ tool: 'time_now', arguments: {} }),
-  });
-  if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99 };
-}
-
-export async function benchLedgerThroughput(seconds = 6) {
-  const measure = async (url: string, token: string) => {
-    await throughput(url, token, 1);
-    return throughput(url, token, seconds);
+/**
+ * From a call's `call_finished` entry being appended (the clock starts inside `append`, before the
+ * group commit and its flush) to its event arriving at an SSE client; 10 calls in flight, as
+ * under load, so the wait for a shared flush is in the figure.
+ */
+export async function benchEventDelay(calls = 300, inFlight = 10) {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-sse-'));
+  const logger = pino({ level: 'silent' });
+  const host = await createHost({ dataDir: dir, logger });
+  const appendedAt = new Map<string, number>();
+  const append = host.ledger.append.bind(host.ledger);
+  host.ledger.append = (input) => {
+    const entry = append(input);
+    if (entry.kind === 'call_finished' && entry.requestId) appendedAt.set(entry.requestId, performance.now());
+    return entry;
   };
-  const on = await withGateway(() => {}, measure);
-  const normal = await withGateway((host) => useSynchronous(host.db, 'NORMAL'), measure);
-  const off = await withGateway(
-    (host) => {
-      // The baseline: the same gateway and runtime with nothing written to the ledger.
-      const fake = { seq: 0, hash: '' } as LedgerEntry;
-      host.ledger.append = () => fake;
-    },
-    measure,
-  );
-  return { on, normal, off, ratio: on.requestsPerSecond / off.requestsPerSecond, fullOverNormal: on.requestsPerSecond / normal.requestsPerSecond };
-}
-
-/** From a call's ledger entry being written to its event arriving at an SSE client. */
-export async function benchEventDelay(calls = 300) {
-  return withGateway(
-    () => {},
-    async (url, token, host) => {
-      const appendedAt = new Map<string, number>();
-      host.ledger.onAppend((entry) => {
-        if (entry.kind === 'call_finished' && entry.requestId) appendedAt.set(entry.requestId, performance.now());
-      });
-      const response = await fetch(`${url}/events`, { headers: { authorization: `Bearer ${token}` } });
-      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-      const delays: number[] = [];
-      let buffer = '';
-      const reading = (async () => {
-        while (delays.length < calls) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          const receivedAt = performance.now();
-          buffer += value;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const match = /"kind":"call_finished"[^\n]*"requestId":"(delay-\d+)"/.exec(block);
-            const at = match ? appendedAt.get(match[1]!) : undefined;
-            if (at !== undefined) delays.push(receivedAt - at);
-          }
+  const gateway = await startHttpGateway({ handlers: host.handlers, events: host.events, ledger: host.ledger, logger, token: 'bench-token', host: '127.0.0.1', port: 0 });
+  const headers = { authorization: 'Bearer bench-token' };
+  try {
+    const response = await fetch(`${gateway.url}/events`, { headers });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const delays: number[] = [];
+    let buffer = '';
+    const reading = (async () => {
+      while (delays.length < calls) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        const receivedAt = performance.now();
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const match = /"kind":"call_finished"[^\n]*"requestId":"(delay-\d+)"/.exec(block);
+          const at = match ? appendedAt.get(match[1]!) : undefined;
+          if (at !== undefined) delays.push(receivedAt - at);
         }
-      })();
-      for (let i = 0; i < calls; i++) {
-        await fetch(`${url}/tools/call`, {
+      }
+    })();
+    let next = 0;
+    const caller = async () => {
+      while (next < calls) {
+        const requestId = `delay-${next++}`;
+        await fetch(`${gateway.url}/tools/call`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ tool: 'time_now', requestId: `delay-${i}` }),
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ tool: 'time_now', requestId }),
         });
       }
-      await reading;
-      await reader.cancel();
-      delays.sort((a, b) => a - b);
-      return { calls, p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99), maxMs: delays.at(-1)! };
-    },
-  );
+    };
+    await Promise.all(Array.from({ length: inFlight }, caller));
+    await reading;
+    await reader.cancel();
+    delays.sort((a, b) => a - b);
+    return { calls, inFlight, p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99), maxMs: delays.at(-1)! };
+  } finally {
+    await gateway.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
