@@ -1,16 +1,23 @@
 /** `npm run bench`: every benchmark, each against a baseline measured in the same run. */
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchConsoleSearch } from './consoleSearch';
-import { benchGatewayThroughput } from './gatewayThroughput';
-import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput } from './ledger';
+import { benchGatewayThroughput, type Measured } from './gatewayThroughput';
+import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput, serveVariant, type Variant } from './ledger';
 import { benchMcpEcho, benchMcpServe } from './mcp';
 import { benchMcpServer } from './mcpServer';
 import { benchSearch } from './search';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+const bench = fileURLToPath(import.meta.url);
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const only = process.argv.slice(2);
-const wanted = (name: string) => only.length === 0 || only.includes(name);
+const wanted = (name: string) => only.length > 0 && only[0] !== '--serve' ? only.includes(name) : only.length === 0;
+const loadAverage = () => `load average ${loadavg().map((load) => fixed(load, 2)).join(', ')} on ${availableParallelism()} cores`;
+const serverRow = (row: Measured) => ({ 'requests/s': fixed(row.requestsPerSecond, 0), 'worst p99 ms': row.p99Ms, 'server CPU ms/request': fixed(row.cpuMsPerRequest, 3) });
+
+// A child of the ledger bench: one of its gateway variants (ledger.ts, serveVariant).
+if (only[0] === '--serve') await serveVariant(only[1] as Variant);
 
 if (wanted('search')) {
   const search = benchSearch();
@@ -34,20 +41,21 @@ if (wanted('search')) {
 }
 
 if (wanted('gateway')) {
-  console.log('\nGateway: POST /tools/call (time_now), autocannon, 10 connections, 8 s each');
-  const gateway = await benchGatewayThroughput(cli);
-  console.table({
-    'capstan serve': { 'requests/s': fixed(gateway.capstan.requestsPerSecond, 0), 'p99 ms': gateway.capstan.p99Ms },
-    'bare node:http': { 'requests/s': fixed(gateway.baseline.requestsPerSecond, 0), 'p99 ms': gateway.baseline.p99Ms },
-  });
-  console.log(`throughput ratio capstan/bare: ${fixed(gateway.throughputRatio, 2)}; p99 ratio: ${fixed(gateway.p99Ratio, 2)}`);
+  const compareCli = process.env.CAPSTAN_BENCH_COMPARE;
+  const gateway = await benchGatewayThroughput(cli, { compareCli });
+  console.log(
+    `\nGateway: POST /tools/call (time_now), each call its own requestId, autocannon in this process, ${gateway.connections} connections, ` +
+      `${gateway.rounds} interleaved rounds of ${gateway.seconds} s; capstan serve at its default log level with the ledger durable; ${loadAverage()}`,
+  );
+  console.table(Object.fromEntries(gateway.rows.map((row) => [row.name, serverRow(row)])));
+  console.log(`capstan/bare: throughput ${fixed(gateway.throughputRatio, 2)}; server CPU per request, bare/capstan: ${fixed(gateway.cpuRatio, 2)}`);
 }
 
 if (wanted('ledger')) {
   const full = await benchLedgerAppends('FULL');
   const normal = await benchLedgerAppends('NORMAL');
   console.log('\nLedger appends (hash chain, HMAC digests, keyed checkpoint, WAL) against plain INSERTs of the same rows and indexes,');
-  console.log('with synchronous = FULL (the default: a commit survives a power loss) and NORMAL (a killed process only)');
+  console.log('with synchronous = FULL (the default: a commit survives a power loss; the group commit flushes the WAL itself, off the event loop; plain INSERTs let SQLite flush) and NORMAL (a killed process only)');
   const row = (shape: 'serial' | 'burst') => ({
     'FULL ledger/s': fixed(full[shape].ledger, 0),
     'FULL plain/s': fixed(full[shape].plain, 0),
@@ -61,17 +69,19 @@ if (wanted('ledger')) {
     `p50 ${fixed(run.checkpoint.p50Us)} µs, mean ${fixed(run.checkpoint.meanUs)} µs, ${fixed(100 * run.checkpoint.share, 1)}% of the serial run under ${run.synchronous}`;
   console.log(`checkpoint (ledger.head rewritten in place once per commit), ${full.checkpoint.writes} writes in the serial run: ${sealing(full)}; ${sealing(normal)}`);
 
-  console.log('\nGateway with the ledger on (FULL, NORMAL) and off: POST /tools/call (time_now), autocannon in-process, 10 connections, 6 s each');
-  const gateway = await benchLedgerThroughput();
-  console.table({
-    'ledger on, FULL': { 'requests/s': fixed(gateway.on.requestsPerSecond, 0), 'p99 ms': gateway.on.p99Ms },
-    'ledger on, NORMAL': { 'requests/s': fixed(gateway.normal.requestsPerSecond, 0), 'p99 ms': gateway.normal.p99Ms },
-    'ledger off': { 'requests/s': fixed(gateway.off.requestsPerSecond, 0), 'p99 ms': gateway.off.p99Ms },
-  });
-  console.log(`throughput ratio FULL/NORMAL: ${fixed(gateway.fullOverNormal, 2)}; on (FULL)/off: ${fixed(gateway.ratio, 2)}`);
+  const gateway = await benchLedgerThroughput(bench);
+  console.log(
+    `\nGateway with the ledger durable (as shipped), unflushed (synchronous = NORMAL: survives a killed process only) and off (no appends, no digests): ` +
+      `POST /tools/call (time_now), each host in a child process, autocannon in this one, 10 connections, ${gateway.rounds} interleaved rounds of ${gateway.seconds} s; ${loadAverage()}`,
+  );
+  console.table({ 'ledger durable': serverRow(gateway.durable), 'ledger unflushed': serverRow(gateway.unflushed), 'ledger off': serverRow(gateway.off) });
+  console.log(`throughput ratio durable/unflushed: ${fixed(gateway.overUnflushed, 2)}; durable/off: ${fixed(gateway.overOff, 2)}`);
 
   const delay = await benchEventDelay();
-  console.log(`\nEvent delay, ledger entry written → SSE client received, ${delay.calls} calls: p50 ${fixed(delay.p50Ms, 2)} ms, p99 ${fixed(delay.p99Ms, 2)} ms, max ${fixed(delay.maxMs, 2)} ms`);
+  console.log(
+    `\nEvent delay, call_finished appended → its event at an SSE client (the group commit and its flush included), ${delay.calls} calls, ${delay.inFlight} in flight: ` +
+      `p50 ${fixed(delay.p50Ms, 2)} ms, p99 ${fixed(delay.p99Ms, 2)} ms, max ${fixed(delay.maxMs, 2)} ms`,
+  );
 }
 
 if (wanted('mcp')) {
