@@ -17,7 +17,7 @@ import { HISTORY_FILE } from '../../electron/store/executionHistory';
 import { cliCommand, curlCommand } from '../../renderer/features/executions/commands';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
-import { startServe } from '../support/serveProcess';
+import { CLI, startServe } from '../support/serveProcess';
 
 const history = async (gw: TestGateway, after?: number) =>
   (await (await gw.request(`/executions${after === undefined ? '' : `?after=${after}`}`)).json()) as ExecutionsView;
@@ -205,7 +205,7 @@ describe("the console's Copy as curl and Copy as CLI", () => {
     expect(curlCommand(run, 'http://127.0.0.1:7077')).toContain('"Authorization: Bearer $CAPSTAN_TOKEN"');
   });
 
-  it('run as copied against capstan serve, the confirmation round trip included, and show in its history', async () => {
+  it('run as copied against capstan serve (curl with the confirmation round trip, and the CLI), and show in its history', async () => {
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify(allowTarget()));
     const serve = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'curl-token-0123456789' });
     try {
@@ -220,11 +220,18 @@ describe("the console's Copy as curl and Copy as CLI", () => {
       expect(confirmed).toMatchObject({ ok: true, result: { status: 200 } });
       expect(target.hits.slice(hits)).toEqual([{ method: 'GET', url: '/from-curl' }]);
 
+      // Copy as CLI, with `capstan` standing for the built CLI and CAPSTAN_URL naming this gateway.
+      const cli = cliCommand({ tool: 'note_add', arguments: { body: "the CLI's $HOME" }, sessionId: 'cli-session', needsConfirmation: false });
+      const printed = await shell(`capstan() { "${process.execPath}" "${CLI}" "$@"; }\nCAPSTAN_URL=${serve.url}; export CAPSTAN_URL\n${cli}`);
+      expect(JSON.parse(printed)).toMatchObject({ title: "the CLI's $HOME" });
+
       const runs = ((await (await fetch(`${serve.url}/executions`, { headers: { authorization: 'Bearer curl-token-0123456789' } })).json()) as ExecutionsView).executions;
       expect(runs.map(({ tool, status, confirmed: wasConfirmed }) => ({ tool, status, confirmed: wasConfirmed }))).toEqual([
+        { tool: 'note_add', status: 'ok', confirmed: false },
         { tool: 'http_check', status: 'ok', confirmed: true },
         { tool: 'note_add', status: 'ok', confirmed: false },
       ]);
+      expect(runs[0]).toMatchObject({ sessionId: 'cli-session', arguments: { body: "the CLI's $HOME" } });
     } finally {
       serve.child.kill('SIGTERM');
       await serve.exited;

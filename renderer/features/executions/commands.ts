@@ -44,9 +44,10 @@ export function curlCommand(run: RunToCopy, baseUrl: string | undefined): string
   ].join('\n');
 }
 
-/** `capstan call TOOL --json '{…}'` (the CLI asks for the confirmation itself, on a terminal). */
+/** `capstan call TOOL --json '{…}'` (the CLI asks for the confirmation itself, on a terminal; it finds the gateway through the data dir or CAPSTAN_URL). */
 export function cliCommand(run: RunToCopy): string {
   const words = ['capstan', 'call', shellQuote(run.tool)];
   if (Object.keys(run.arguments).length > 0) words.push('--json', shellQuote(JSON.stringify(run.arguments)));
+  if (run.sessionId) words.push('--session', shellQuote(run.sessionId));
   return words.join(' ');
 }
