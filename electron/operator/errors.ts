@@ -22,6 +22,7 @@ export class OperatorError extends Error {
     readonly exitCode: number,
     readonly code?: string,
   ) {
-    super(code ? `${code}: ${message}` : message);
+    // The gateway's own message may already start with its code (`ARGUMENT_MISSING: query`).
+    super(code && !message.startsWith(code) ? `${code}: ${message}` : message);
   }
 }
