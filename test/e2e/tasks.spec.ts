@@ -126,7 +126,7 @@ test('a follow-up that requires success is blocked after the active task finishe
   await expect(active.locator('[data-task-state]').first()).toHaveAttribute('data-task-state', 'running');
   await active.getByRole('button', { name: 'Cancel task…' }).click();
   await cancel.getByRole('button', { name: 'Cancel task', exact: true }).click();
-  await expect(consolePage.taskRow('Finished tasks', 'tell floor 3 it works again').locator('[data-task-state]')).toHaveAttribute('data-task-state', 'cancelled');
+  await expect(consolePage.taskRow('Finished tasks', 'tell floor 3 it works again').locator('[data-task-state]').first()).toHaveAttribute('data-task-state', 'cancelled');
 });
 
 test('the Tasks view follows changes another client makes over HTTP, without a reload or polling', async ({ consolePage, page, capstan }) => {
