@@ -1,6 +1,6 @@
 /**
- * Recent executions: the operator's own tool calls (console, `capstan call`, curl with the
- * operator's token; never an agent's or a Harn script's) with their arguments and results, kept
+ * Recent executions: the operator's own tool calls (console, `capstan call`, curl or an MCP
+ * client with the operator's token; never an agent's or a Harn script's) with their arguments and results, kept
  * by the gateway so that a reload of the console finds them again. The ledger keeps only keyed
  * digests; this history is the one place a result is kept, in memory, and across restarts in its
  * own file (`executions.sqlite`, not the ledger) only when the operator opts in.

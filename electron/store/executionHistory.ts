@@ -5,8 +5,8 @@
  * kept across restarts in its own file, `executions.sqlite`, only when the operator opts in. It
  * is never written to the ledger's database and nothing of a run's values goes to the log.
  *
- * Whose calls: the operator's (the console over IPC or HTTP, `capstan call`, curl with the
- * operator's token). Agents' calls are theirs (their ledger entries and the Approvals queue),
+ * Whose calls: the operator's (the console over IPC or HTTP, `capstan call`, curl or an MCP client
+ * with the operator's token). Agents' calls are theirs (their ledger entries and the Approvals queue),
  * and Harn scripts have their run panel; neither passes through here.
  */
 import { randomUUID } from 'node:crypto';

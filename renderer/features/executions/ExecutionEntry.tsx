@@ -79,9 +79,12 @@ export function ExecutionEntry({ execution, isNewest, tool }: { execution: Execu
             confirmed
           </span>
         )}
-        <span className="execution__duration" title={execution.durationSource === 'gateway' ? 'Reported by the gateway' : 'Round trip seen by the console'}>
-          {execution.durationMs === undefined ? '…' : formatDuration(execution.durationMs)}
-        </span>
+        {/* A call waiting for its confirmation has not run: no duration to show. */}
+        {execution.status !== 'awaiting_confirmation' && (
+          <span className="execution__duration" title={execution.durationSource === 'gateway' ? 'Reported by the gateway' : 'Round trip seen by the console'}>
+            {execution.durationMs === undefined ? '…' : formatDuration(execution.durationMs)}
+          </span>
+        )}
         <time className="execution__time" dateTime={new Date(execution.startedAt).toISOString()}>
           {new Date(execution.startedAt).toLocaleTimeString()}
         </time>

@@ -47,6 +47,12 @@ export function useExecuteTool() {
   );
 }
 
-/** Whether a call to this tool is still waiting for the gateway. */
+/**
+ * Whether a console's call to this tool is still waiting for the gateway (this window's, or
+ * another console window's). Runs made elsewhere with the operator's token (the CLI, a script)
+ * do not hold the button.
+ */
 export const useToolRunning = (tool: string) =>
-  useExecutions((state) => state.executions.some((execution) => execution.tool === tool && execution.status === 'running'));
+  useExecutions((state) =>
+    state.executions.some((execution) => execution.tool === tool && execution.status === 'running' && execution.requestId.startsWith(CONSOLE_REQUEST_PREFIX)),
+  );
