@@ -221,6 +221,36 @@ describe('the skills provider', () => {
     catalog.close();
   });
 
+  it('loads in the background when asked: the catalog answers at once, says it is loading, and tells when it is done', async () => {
+    const dir = fresh();
+    for (const name of ['a', 'b', 'c']) dir.write(name, skill(`name: ${name}\ndescription: Skill ${name}`));
+    const catalog = new Catalog();
+    const told: { reason: string; loading: string[]; skills: number }[] = [];
+    catalog.onChange(({ reason }) => told.push({ reason, loading: catalog.loading(), skills: catalog.entries().length }));
+    await catalog.addProvider(skillsProvider([dir.dir]), { background: true });
+    expect(catalog.loading()).toEqual(['skills']);
+    expect(catalog.entries()).toEqual([]);
+
+    await catalog.whenLoaded();
+    // Whoever reads the catalog on the `loaded` change finds it complete.
+    expect(told).toEqual([{ reason: 'loaded', loading: [], skills: 3 }]);
+    expect(catalog.loading()).toEqual([]);
+    catalog.close();
+  });
+
+  it('follows a skill folder added while running: a later edit of its SKILL.md is seen too', async () => {
+    const dir = fresh();
+    dir.write('first', skill('name: first\ndescription: First'));
+    const catalog = new Catalog();
+    await catalog.addProvider(skillsProvider([dir.dir]));
+    dir.write('later', skill('name: later\ndescription: Added while running'));
+    await expect.poll(() => catalog.entries().map((e) => e.contract.name), { timeout: 5_000 }).toEqual(['first', 'later']);
+    // The reload that found it watched its folder before reading it.
+    dir.write('later', skill('name: later\ndescription: Edited in place'));
+    await expect.poll(() => catalog.entries().find((e) => e.contract.name === 'later')?.contract.description, { timeout: 5_000 }).toBe('Edited in place');
+    catalog.close();
+  });
+
   it('reports a directory that can no longer be watched', async () => {
     const dir = fresh();
     dir.write('a', skill('name: a\ndescription: First'));
