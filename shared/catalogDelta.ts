@@ -7,6 +7,20 @@ import type { CatalogEntry, Diagnostic } from './capability';
 import type { CatalogView } from './discovery';
 import type { CatalogChanged, CatalogDelta } from './events';
 
+/**
+ * A catalog view's entity tag: the gateway process that made it, the generation, and a digest of
+ * the providers and diagnostics. Clients treat it as opaque except to tell whether two tags come
+ * from the same gateway process: a restarted gateway counts its generations from the start again.
+ */
+export const catalogTag = (instance: string, generation: number, digest: string) => `"${instance}.${generation}.${digest}"`;
+
+/** Whether two tags come from the same gateway process (unknown when either is missing). */
+export function sameGateway(a: string | null, b: string | null): boolean | undefined {
+  if (!a || !b) return undefined;
+  const instance = (tag: string) => tag.replace(/^(W\/)?"/, '').split('.')[0];
+  return instance(a) === instance(b);
+}
+
 /** What a client does with a catalog event, given the generation of the view it holds. */
 export type DeltaFit = 'apply' | 'skip' | 'reread';
 

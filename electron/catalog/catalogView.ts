@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CatalogEntry, Diagnostic } from '../../shared/capability';
+import { catalogTag } from '../../shared/catalogDelta';
 import type { CatalogChanged, CatalogDelta } from '../../shared/events';
 import type { Catalog, CatalogChange } from './catalog';
 import type { SnapshotEntry } from './snapshot';
@@ -142,7 +143,7 @@ export class CatalogViews {
 
 function tagOf(instance: string, generation: number, providers: unknown, diagnostics: unknown): string {
   const digest = createHash('sha256').update(JSON.stringify([providers, diagnostics])).digest('base64url').slice(0, 16);
-  return `"${instance}.${generation}.${digest}"`;
+  return catalogTag(instance, generation, digest);
 }
 
 /** Whether an `If-None-Match` header names this tag (a list, weak tags compared weakly, or `*`). */

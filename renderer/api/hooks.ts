@@ -2,7 +2,7 @@
 import { createContext, useContext } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { ConsoleSettings, ToolCallRequest } from '../../shared/api';
-import { applyCatalogDelta, deltaFit } from '../../shared/catalogDelta';
+import { applyCatalogDelta, deltaFit, sameGateway } from '../../shared/catalogDelta';
 import { CATALOG_SEARCH_PAGE, type CatalogSearchInput, type CatalogSearchOutput, type CatalogView } from '../../shared/discovery';
 import type { CatalogChanged } from '../../shared/events';
 import type { ConsoleTransport } from './transport';
@@ -35,7 +35,9 @@ export type HeldCatalog = CatalogView & { tag: string | null };
  */
 function newerView(client: QueryClient, fresh: HeldCatalog): HeldCatalog {
   const cached = client.getQueryData<HeldCatalog>(queryKeys.catalog);
-  return cached && cached.catalogGeneration > fresh.catalogGeneration ? cached : fresh;
+  // A restarted gateway counts generations from the start again: its view wins whatever the numbers.
+  if (!cached || sameGateway(cached.tag, fresh.tag) === false) return fresh;
+  return cached.catalogGeneration > fresh.catalogGeneration ? cached : fresh;
 }
 
 /**
@@ -67,7 +69,8 @@ export function useCatalog() {
  */
 export function applyCatalogEvent(client: QueryClient, event: CatalogChanged): void {
   const held = client.getQueryData<HeldCatalog>(queryKeys.catalog);
-  const fit = deltaFit(held?.catalogGeneration, event);
+  // An event from a restarted gateway does not follow on from a view of the one before, whatever the generations say.
+  const fit = held && event.delta && sameGateway(held.tag, event.delta.tag) === false ? 'reread' : deltaFit(held?.catalogGeneration, event);
   if (fit === 'apply' && held && event.delta) {
     client.setQueryData<HeldCatalog>(queryKeys.catalog, { ...applyCatalogDelta(held, event.catalogGeneration, event.delta), tag: event.delta.tag });
   } else if (fit === 'reread') {

@@ -9,7 +9,7 @@ import { Catalog } from '../../electron/catalog/catalog';
 import { CatalogViews, MAX_DELTA_ITEMS, matchesIfNoneMatch } from '../../electron/catalog/catalogView';
 import type { Provider, ProviderContents } from '../../electron/catalog/provider';
 import type { ToolDefinition } from '../../electron/catalog/tool';
-import { applyCatalogDelta, deltaFit } from '../../shared/catalogDelta';
+import { applyCatalogDelta, deltaFit, sameGateway } from '../../shared/catalogDelta';
 import type { CatalogView } from '../../shared/discovery';
 import { CatalogChanged } from '../../shared/events';
 
@@ -172,11 +172,16 @@ describe('the catalog view tag', () => {
     expect(events.at(-1)!.delta!.tag).toBe(views.tag());
   });
 
-  it('is never shared by two gateways at the same generation', async () => {
+  it('is never shared by two gateways at the same generation, and tells a client which gateway made it', async () => {
     const a = await setup();
     const b = await setup();
     expect(a.catalog.generation).toBe(b.catalog.generation);
     expect(a.views.tag()).not.toBe(b.views.tag());
+    expect(sameGateway(a.views.tag(), b.views.tag())).toBe(false);
+    const before = a.views.tag();
+    a.catalog.setRevoked('beta:ping', true);
+    expect(sameGateway(before, a.views.tag())).toBe(true);
+    expect(sameGateway(null, before)).toBeUndefined();
   });
 
   it('matches If-None-Match as HTTP compares tags', () => {
