@@ -12,6 +12,7 @@ import { openDatabase, type Database } from '../../electron/store/database';
 import { ExecutionHistory, MAX_RUN_BYTES } from '../../electron/store/executionHistory';
 import { CapstanError } from '../../shared/errors';
 import type { ExecutionsView } from '../../shared/executions';
+import { executionLine, historyFileName } from '../../renderer/features/executions/exportHistory';
 import { useExecutions } from '../../renderer/state/executionsStore';
 
 const operator = { requestId: 'r-1', principal: 'operator' as const };
@@ -100,6 +101,14 @@ describe("the console's executions store", () => {
     finished('lost', { error: { code: 'GATEWAY_UNREACHABLE', message: 'no answer' }, taskId: undefined, roundTripMs: 3 });
     received(view([], 2), true);
     expect(useExecutions.getState().executions.map((execution) => [execution.requestId, execution.status])).toEqual([['lost', 'error']]);
+  });
+
+  it('exports a run as one JSON line with what it sent and what came back', () => {
+    useExecutions.getState().received(view([{ ...record('exported'), arguments: { timezone: 'Asia/Tokyo' }, sessionId: 'operator' }]), true);
+    const line = executionLine(useExecutions.getState().executions[0]!);
+    expect(line).not.toContain('\n');
+    expect(JSON.parse(line)).toMatchObject({ requestId: 'exported', tool: 'time_now', arguments: { timezone: 'Asia/Tokyo' }, status: 'ok', taskId: 't', result: { ok: 1 } });
+    expect(historyFileName(new Date('2026-11-30T14:05:06.789Z'))).toBe('capstan-executions-2026-11-30T14-05-06-789Z.jsonl');
   });
 
   it('shows a confirmation declined in the desktop dialog as not confirmed, not as an error', () => {
