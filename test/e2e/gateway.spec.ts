@@ -1,4 +1,5 @@
 /** What the console says when it cannot use its gateway. */
+import { startCapstan } from './capstanServer';
 import { expect, test } from './fixtures';
 
 test('opening the console without its token tells the operator to use the printed URL', async ({ page, capstan }) => {
@@ -37,14 +38,49 @@ test('when the gateway cannot be reached the console says so, and Retry recovers
   await expect(page.getByRole('alert')).toHaveCount(0);
 });
 
-test('a call to a gateway that has stopped is recorded with its error', async ({ consolePage, capstan, pageProblems }) => {
+test('a gateway that stops: the call is recorded with the console\'s own code, a banner says so, Execute is off, and Retry now brings everything back', async ({
+  consolePage,
+  capstan,
+  dataDir,
+  pageProblems,
+}) => {
+  // A stop and a start of the gateway within one test: on a loaded machine that alone takes seconds.
+  test.setTimeout(60_000);
   // The stop also cuts the live event stream mid-response.
   pageProblems.allow(/Failed to load resource: net::(ERR_CONNECTION_REFUSED|ERR_INCOMPLETE_CHUNKED_ENCODING)/);
+  const { page } = consolePage;
+  const ledger = await consolePage.openLedger();
+  await ledger.getByRole('button', { name: 'Verify chain' }).click();
+  await expect(ledger.locator('[data-verdict="ok"]')).toBeVisible();
   const detail = await consolePage.select('time_now');
-  await capstan.stop();
-  await detail.getByRole('button', { name: 'Execute' }).click();
+  const execute = detail.getByRole('button', { name: 'Execute' });
+  // A call sent before the page can know: the gateway never answers it.
+  await page.route('**/tools/call', (route) => route.abort('connectionrefused'));
+  await execute.click();
   const entry = consolePage.latestExecution;
   await expect(entry).toContainText('GATEWAY_UNREACHABLE');
   await expect(entry).toContainText('The gateway cannot be reached');
   expect(await consolePage.requestIdOf(entry)).toMatch(/^tool-registry-/);
+  await page.unroute('**/tools/call');
+
+  await capstan.stop();
+  const banner = page.getByRole('alert').filter({ hasText: 'Cannot reach the Capstan gateway' });
+  await expect(banner).toContainText('GATEWAY_UNREACHABLE, reported by this console, not by the gateway');
+  await expect(execute).toHaveAttribute('aria-disabled', 'true');
+  // Pressed anyway (force: Playwright would wait for it to be enabled), it sends nothing.
+  await execute.click({ force: true });
+  await expect(consolePage.executionEntries).toHaveCount(1);
+
+  // The event stream would wait out its backoff; Retry now asks at once.
+  const restarted = await startCapstan(dataDir, { port: Number(new URL(capstan.origin).port), token: capstan.token });
+  try {
+    await banner.getByRole('button', { name: 'Retry now' }).click();
+    await expect(banner).toHaveCount(0, { timeout: 10_000 });
+    await expect(page.locator('[data-live]')).toHaveText('Live');
+    await expect(execute).not.toHaveAttribute('aria-disabled', 'true');
+    // What was read before is read again: the chain's verdict no longer stands.
+    await expect(ledger.locator('[data-verdict]')).toHaveCount(0);
+  } finally {
+    await restarted.stop();
+  }
 });
