@@ -7,6 +7,7 @@ import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput, serveVarian
 import { benchMcpEcho, benchMcpServe } from './mcp';
 import { benchMcpServer } from './mcpServer';
 import { benchSearch } from './search';
+import { benchStartup } from './startup';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
 const bench = fileURLToPath(import.meta.url);
@@ -135,4 +136,18 @@ if (wanted('console')) {
     `one capability revoked by another client: shown after ${fixed(change.shownMs, 0)} ms; ${change.events} catalog event(s), ${kb(change.eventBytes)}; ` +
       `${change.catalogReads} GET /catalog read(s), ${kb(change.catalogReadBytes)}`,
   );
+}
+
+if (wanted('startup')) {
+  const start = await benchStartup(cli, { compareCli: process.env.CAPSTAN_BENCH_COMPARE });
+  console.log(`\nStart-up: capstan serve on a fresh data dir, spawn → first GET /tools 200 / console line / every skill in GET /catalog, median of 3 (builds taking turns); RSS after that catalog read; load average ${start.loadAverage.map((load) => fixed(load, 2)).join(', ')}`);
+  console.table(
+    Object.fromEntries(
+      start.runs.map((run) => [
+        `${run.cli}, ${run.skills.toLocaleString('en')} skills`,
+        { 'first /tools ms': fixed(run.firstToolsMs, 0), 'console line ms': fixed(run.consoleLineMs, 0), 'catalog complete ms': fixed(run.catalogCompleteMs, 0), 'RSS MB': fixed(run.rssMB, 0) },
+      ]),
+    ),
+  );
+  console.log(`capstan --help, median of 5: ${Object.entries(start.helpMs).map(([name, ms]) => `${name} ${fixed(ms, 0)} ms`).join(', ')}`);
 }
