@@ -105,3 +105,28 @@ targetTest('Cancel in the review dialog closes it and sends nothing', async ({ c
   expect(target.received).toEqual([]);
   await expect(consolePage.executionEntries).toHaveCount(0);
 });
+
+test('http_check without a url cannot be confirmed: the field says why and nothing is sent', async ({ consolePage, page }) => {
+  const calls = recordToolCalls(page);
+  const detail = await consolePage.select('http_check');
+  await detail.getByRole('button', { name: 'Review and run' }).click();
+
+  await expect(consolePage.reviewDialog()).toBeHidden();
+  await expect(detail.getByRole('alert')).toContainText('Not sent');
+  const url = detail.getByLabel('url');
+  await expect(url).toBeFocused();
+  await expect(url).toHaveAttribute('aria-invalid', 'true');
+  await expect(url).toHaveAccessibleDescription(/url is required/);
+  // Every id a field is described by is on the page.
+  const missing = await detail.evaluate((root) =>
+    [...root.querySelectorAll('[aria-describedby]')].flatMap((element) => element.getAttribute('aria-describedby')!.split(/\s+/)).filter((id) => !document.getElementById(id)),
+  );
+  expect(missing).toEqual([]);
+
+  // Fixed, the field is no longer marked and the review opens.
+  await url.fill('https://example.com/health');
+  await expect(url).not.toHaveAttribute('aria-invalid');
+  await detail.getByRole('button', { name: 'Review and run' }).click();
+  await expect(consolePage.reviewDialog()).toBeVisible();
+  expect(calls).toEqual([]);
+});

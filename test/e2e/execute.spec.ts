@@ -90,7 +90,7 @@ test('the newest execution comes first and each run gets its own requestId', asy
   expect(new Set(ids).size).toBe(2);
 });
 
-test('note_search without a query shows the gateway error ARGUMENT_MISSING: query', async ({ consolePage, page }) => {
+test('note_search without a query is not sent: the field says the query is required', async ({ consolePage, page }) => {
   // note_search is read-only by default; whitelist it through Settings first.
   await page.getByRole('button', { name: 'Settings' }).click();
   await consolePage.settingsDialog().getByRole('checkbox', { name: /note_search/ }).check();
@@ -100,12 +100,35 @@ test('note_search without a query shows the gateway error ARGUMENT_MISSING: quer
   const detail = await consolePage.select('note_search');
   await detail.getByRole('button', { name: 'Execute' }).click();
 
-  const entry = consolePage.latestExecution;
-  await expect(entry).toContainText('ARGUMENT_MISSING: query');
-  expect(await consolePage.requestIdOf(entry)).toMatch(/^tool-registry-/);
-  const response = (await consolePage.responseOf(entry)) as { ok: boolean; error: { code: string } };
-  expect(response.ok).toBe(false);
-  expect(response.error.code).toBe('ARGUMENT_MISSING');
+  const query = detail.getByLabel('query');
+  await expect(query).toHaveAttribute('aria-invalid', 'true');
+  await expect(query).toHaveAccessibleDescription(/query is required/);
+  await expect(detail.getByRole('alert')).toContainText(/One argument needs fixing:\s*query is required/);
+  await expect(consolePage.executionEntries).toHaveCount(0);
+});
+
+test('Form and JSON edit the same arguments; JSON that does not parse is an error on the editor', async ({ consolePage }) => {
+  const detail = await consolePage.select('time_now');
+  await detail.getByLabel('timezone').fill('Asia/Tokyo');
+  await detail.getByRole('button', { name: 'JSON', exact: true }).click();
+  const editor = detail.getByLabel('Arguments (JSON)');
+  expect(JSON.parse(await editor.inputValue())).toEqual({ timezone: 'Asia/Tokyo' });
+
+  await editor.fill('{"timezone": ');
+  await expect(editor).toHaveAttribute('aria-invalid', 'true');
+  await expect(editor).toHaveAccessibleDescription(/Not valid JSON/);
+  // The form cannot show it, so the switch waits until it is fixed.
+  await detail.getByRole('button', { name: 'Form', exact: true }).click();
+  await expect(editor).toBeFocused();
+
+  await editor.fill('{"timezone": "Europe/Paris"}');
+  await detail.getByRole('button', { name: 'Form', exact: true }).click();
+  await expect(detail.getByLabel('timezone')).toHaveValue('Europe/Paris');
+  await detail.getByRole('button', { name: 'JSON', exact: true }).click();
+  await editor.fill('{"timezone": "UTC"}');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+  const response = (await consolePage.responseOf(consolePage.latestExecution)) as { result: { timezone: string } };
+  expect(response.result.timezone).toBe('UTC');
 });
 
 test('array arguments from the generated form reach the tool: a note added with tags is found again', async ({ consolePage, page }) => {

@@ -3,7 +3,9 @@
  * tool, its risk and the exact arguments before anything is sent. The gateway still checks the
  * confirmation; this dialog is the operator's decision, not the defence.
  */
+import { useId } from 'react';
 import type { ToolDescriptor } from '../../../shared/api';
+import type { ArgumentProblem } from '../../../shared/argumentRules';
 import { useTransport } from '../../api/hooks';
 import { ToolReviewRows } from '../../ui/ToolReviewRows';
 import { Dialog } from '../../ui/Dialog';
@@ -14,12 +16,20 @@ interface ReviewDialogProps {
   tool: ToolDescriptor;
   /** null while closed. */
   args: Record<string, unknown> | null;
+  /**
+   * What the page's check finds wrong with args (argumentCheck.ts). The form opens the dialog
+   * only with valid arguments; this guards the moment after, when the schema may have changed.
+   * Confirm is off while there is any, since the gateway would refuse the call.
+   */
+  problems?: readonly ArgumentProblem[];
   onCancel(): void;
   onConfirm(args: Record<string, unknown>): void;
 }
 
-export function ReviewDialog({ tool, args, onCancel, onConfirm }: ReviewDialogProps) {
+export function ReviewDialog({ tool, args, problems = [], onCancel, onConfirm }: ReviewDialogProps) {
   const transport = useTransport();
+  const problemsId = useId();
+  const invalid = problems.length > 0;
   return (
     <Dialog
       open={args !== null}
@@ -32,7 +42,13 @@ export function ReviewDialog({ tool, args, onCancel, onConfirm }: ReviewDialogPr
           <button type="button" className="button" onClick={onCancel} autoFocus>
             Cancel
           </button>
-          <button type="button" className="button button--primary button--warning" onClick={() => args && onConfirm(args)}>
+          <button
+            type="button"
+            className="button button--primary button--warning"
+            disabled={invalid}
+            aria-describedby={invalid ? problemsId : undefined}
+            onClick={() => args && !invalid && onConfirm(args)}
+          >
             Confirm and run
           </button>
         </>
@@ -50,6 +66,20 @@ export function ReviewDialog({ tool, args, onCancel, onConfirm }: ReviewDialogPr
           </dd>
         </div>
       </dl>
+      {invalid && (
+        <div id={problemsId} className="notice notice--error review__problems" role="alert">
+          <p>
+            <strong>These arguments would be refused</strong>, so they cannot be confirmed. Cancel and fix them:
+          </p>
+          <ul>
+            {problems.map((problem) => (
+              <li key={`${problem.field} ${problem.message}`}>
+                <code>{problem.field}</code> {problem.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <p className="muted">
         {tool.description}{' '}
         {transport.kind === 'ipc'

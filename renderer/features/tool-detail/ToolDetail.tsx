@@ -4,7 +4,6 @@
  * run (locked).
  */
 import { useEffect, useId, useRef, useState } from 'react';
-import { setDraft, useDraft } from '../../state/argumentDrafts';
 import { useConsoleUi } from '../../state/uiStore';
 import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge, toolStateLook } from '../../ui/badges';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
@@ -17,14 +16,12 @@ import { unavailabilityText } from '../registry/availability';
 import { ownStateLook } from '../registry/StateBadge';
 import type { ToolEntry } from '../registry/useRegistry';
 import { ReviewDialog } from './ReviewDialog';
-import { hasArguments, toArguments, ToolForm } from './ToolForm';
+import { checkArguments } from './argumentCheck';
+import { hasArguments, ToolForm } from './ToolForm';
 import { hasPolicyOrigin, ToolPolicy } from './ToolPolicy';
 
 export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const { contract: tool, state } = entry;
-  // The draft lives in a store, not here, so Re-run (Recent executions) can fill this form.
-  const formData = useDraft(tool.id);
-  const setFormData = (data: unknown) => setDraft(tool.id, toArguments(data));
   const [review, setReview] = useState<Record<string, unknown> | null>(null);
   const execute = useExecuteTool();
   const name = callName(tool);
@@ -42,9 +39,9 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
     if (window.matchMedia('(max-width: 959px)').matches) section.current?.scrollIntoView({ block: 'start' });
   }, []);
 
-  const submit = (data: unknown) => {
+  // ToolForm hands on only arguments the page found valid (argumentCheck.ts).
+  const submit = (args: Record<string, unknown>) => {
     if (!reachable) return;
-    const args = toArguments(data);
     // One call at a time per tool, so a double press cannot run a mutating tool twice.
     if (state === 'executable' && !running) void execute(name, args, { confirmed: false });
     if (state === 'locked') setReview(args);
@@ -115,7 +112,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
       <h3 className="section-heading">Arguments</h3>
       {!hasArguments(tool.inputSchema) && <p className="muted">This tool takes no arguments.</p>}
       <ErrorBoundary what="This tool's form could not be drawn">
-        <ToolForm schema={tool.inputSchema} formData={formData} disabled={!runnable} onChange={setFormData} onSubmit={submit}>
+        <ToolForm capabilityId={tool.id} schema={tool.inputSchema} disabled={!runnable} onSubmit={submit}>
           {state === 'unavailable' && (
             <div className="tool-detail__actions">
               <button type="submit" className="button button--primary" disabled aria-describedby={unavailableId}>
@@ -161,9 +158,12 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
       <ReviewDialog
         tool={tool}
         args={review}
+        // Checked again against the schema as it is now: the catalog may have changed it since Review.
+        problems={review ? checkArguments(tool.inputSchema, review) : []}
         onCancel={() => setReview(null)}
         onConfirm={(args) => {
           setReview(null);
+          if (checkArguments(tool.inputSchema, args).length > 0) return;
           void execute(name, args, { confirmed: true });
         }}
       />
