@@ -8,13 +8,24 @@ import { useMutation } from '@tanstack/react-query';
 import type { ToolContract } from '../../../shared/capability';
 import { toErrorBody } from '../../api/errors';
 import { useCatalog, useTransport } from '../../api/hooks';
-import { useExecutions } from '../../state/executionsStore';
+import { useExecutions, type Execution } from '../../state/executionsStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Icon } from '../../ui/Icon';
 import { ExecutionEntry } from './ExecutionEntry';
-import { downloadHistory } from './exportHistory';
+import { historyFileName, historyLines } from './exportHistory';
 import { callName } from './useExecuteTool';
+
+/** The runs as a .jsonl download (Electron shows its save dialog). */
+function downloadHistory(executions: readonly Execution[]): void {
+  const url = URL.createObjectURL(new Blob(historyLines(executions), { type: 'application/x-ndjson' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = historyFileName();
+  link.click();
+  // The download holds its own reference once it starts.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
 
 /** The catalog's tools by the names calls use (a builtin's name, any tool's id). */
 function useToolsByCallName(): ReadonlyMap<string, ToolContract> {

@@ -1,6 +1,7 @@
 /**
  * Export of Recent executions as JSON lines: one run a line, oldest first, in the shape of the
  * gateway's records (shared/executions.ts), for a ticket, a diff between two runs, or `jq`.
+ * Free of the DOM, so it is tested in node; RecentExecutions hands the lines to the browser.
  */
 import type { Execution } from '../../state/executionsStore';
 
@@ -26,14 +27,5 @@ export function executionLine(execution: Execution): string {
 
 export const historyFileName = (now = new Date()) => `capstan-executions-${now.toISOString().replace(/[:.]/g, '-')}.jsonl`;
 
-/** The runs as a .jsonl download (Electron shows its save dialog). */
-export function downloadHistory(executions: readonly Execution[]): void {
-  const lines = [...executions].reverse().map((execution) => `${executionLine(execution)}\n`);
-  const url = URL.createObjectURL(new Blob(lines, { type: 'application/x-ndjson' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = historyFileName();
-  link.click();
-  // The download holds its own reference once it starts.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
+/** The runs as JSON lines, oldest first. */
+export const historyLines = (executions: readonly Execution[]): string[] => [...executions].reverse().map((execution) => `${executionLine(execution)}\n`);
