@@ -20,8 +20,11 @@
  * macOS libuv makes it F_FULLFSYNC, as `PRAGMA fullfsync` did), and calls a batch durable, runs
  * its listeners and resolves its `durable()` only after a sync that started after its COMMIT
  * has returned. Nothing a client hears of is any less durable than under FULL; meanwhile the
- * event loop keeps serving, and the next batch commits while the previous one's sync runs. At
- * most one sync is in flight: the batches committed during it share the next one.
+ * event loop keeps serving and the calls that arrive join the next batch, which stays open
+ * until the running sync ends, then commits and is synced in turn. So there is one sync in
+ * flight at most and one COMMIT per sync: as few commits as when the sync blocked everything
+ * (a COMMIT per event-loop turn instead made the batches small, and cost more CPU per call in
+ * WAL writes than the sync saved, on a busy machine).
  *
  * Why not a worker thread with a connection of its own doing the INSERTs and the COMMIT: the
  * main thread would then read without its own pending writes (a task row, a ledger entry not
@@ -130,7 +133,11 @@ export class GroupCommit {
     // A batch whose sync failed rejects; no one may be left with an unhandled rejection for it.
     promise.catch(() => {});
     this.#open = { promise, resolve, reject, callbacks: [] };
+    // While a flush runs, the batch stays open across turns and commits when it ends (#syncLater):
+    // one COMMIT per flush, as many writes in it as arrived meanwhile, as when the flush blocked.
+    if (this.#syncing.length > 0) return;
     this.#commitTimer = setImmediate(() => {
+      if (this.#syncing.length > 0) return;
       this.#commitOpen();
       this.#syncLater();
     });
@@ -161,6 +168,8 @@ export class GroupCommit {
       this.#syncing = [];
       if (error) for (const batch of syncing) batch.reject(new Error(`the database's write-ahead log could not be flushed: ${error.message}`, { cause: error }));
       else this.#done(syncing);
+      // What was written while the flush ran commits now, in one batch, and is flushed next.
+      this.#commitOpen();
       this.#syncLater();
     };
     let fd: number;

@@ -84,11 +84,11 @@ describe('group commit', () => {
     const first = batch.durable().then(() => heard.push('first answered'));
     await new Promise(setImmediate); // the turn ended: 'a' is committed and its flush is running
     expect(todos()).toEqual(['a']);
-    batch.write(() => addTodo('b')); // a batch of its own, committed while the first one's flush runs
+    batch.write(() => addTodo('b')); // a batch of its own, left open while the first one's flush runs, then committed and flushed
     batch.afterDurable(() => heard.push('b is durable'));
     const second = batch.durable().then(() => heard.push('second answered'));
     await Promise.all([first, second]);
-    // Two flushes: 'b' was committed after the first one began, so it waits for the second.
+    // Two flushes: 'b' was written after the first one began, so it waits for the second.
     expect(heard).toEqual(['a is durable', 'synced', 'first answered', 'b is durable', 'synced', 'second answered']);
     close();
   });
