@@ -53,6 +53,9 @@ skillTest('inspecting a skill shows its file, argument hint, allowed tools, mani
   await expect(consolePage.tool('release-checklist')).toContainText('Hidden from models');
   const detail = await consolePage.select('release-checklist');
   await expect(detail.getByRole('button', { name: 'Execute' })).toHaveCount(0);
+  // Its text, as a model would read it, and what activating it costs.
+  await expect(detail.getByLabel('SKILL.md')).toContainText('1. Do the thing.');
+  await expect(detail.locator('[data-tokens]')).toContainText(/about \d+ tokens/);
   await detail.getByRole('button', { name: 'Inspect', exact: true }).click();
 
   const drawer = page.getByRole('dialog', { name: 'Inspect release-checklist' });

@@ -4,6 +4,7 @@
  * each kind of tampering with the files; filters narrow it; bursts of entries are taken in
  * without polling; a reconnecting stream catches up.
  */
+import { readFile } from 'node:fs/promises';
 import type { Request } from '@playwright/test';
 import { LEDGER_PROBLEM_NAMES } from '../../shared/ledger';
 import { MIN_ENTRIES, tamperings } from '../support/tamper';
@@ -27,7 +28,13 @@ test('tools run from the console show their call_started and call_finished entri
   const first = await consolePage.requestIdOf(consolePage.latestExecution);
   await expect(consolePage.ledgerRows({ requestId: first })).toHaveCount(2);
   await expect(consolePage.ledgerRows({ requestId: first, kind: 'call_started' })).toContainText('builtin:time_now');
-  await expect(consolePage.ledgerRows({ requestId: first, kind: 'call_finished' })).toContainText(/ok · \d+ ms · result [0-9a-f]{8}…/);
+  // The duration is the card's own, written the same way; the time carries the date; the id its distinguishing tail.
+  const duration = await consolePage.latestExecution.locator('.execution__duration').textContent();
+  const finished = consolePage.ledgerRows({ requestId: first, kind: 'call_finished' });
+  await expect(finished).toContainText(new RegExp(`ok · ${duration} · result [0-9a-f]{8}…`));
+  await expect(finished.locator('time')).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
+  await expect(finished.locator('.id-text__tail').first()).toBeInViewport();
+  await expect(finished.getByTitle(first)).toHaveText(first);
 
   await (await consolePage.select('local_status')).getByRole('button', { name: 'Execute' }).click();
   await expect(consolePage.executionEntries).toHaveCount(2);
@@ -156,10 +163,17 @@ test('a burst of hundreds of entries a second is taken in live, in a virtualized
   await ledger.getByLabel('Kind').selectOption('call_finished');
   await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', String(CALLS));
   await expect(consolePage.ledgerRows({ kind: 'call_started' })).toHaveCount(0);
+  // Typed text matches any part of an id and applies without Enter: burst-7 and burst-70…79.
   await ledger.getByLabel('requestId').fill('burst-7');
-  await ledger.getByLabel('requestId').press('Enter');
+  await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', '11');
+  await ledger.getByLabel('requestId').fill('t-399');
   await expect(consolePage.ledgerRows()).toHaveCount(1);
-  await expect(consolePage.ledgerRows({ requestId: 'burst-7', kind: 'call_finished' })).toHaveCount(1);
+  await expect(consolePage.ledgerRows({ requestId: 'burst-399', kind: 'call_finished' })).toHaveCount(1);
+  // Export JSONL downloads every matching entry from the gateway, one a line.
+  const download = page.waitForEvent('download');
+  await ledger.getByRole('button', { name: 'Export JSONL' }).click();
+  const lines = (await readFile(await (await download).path(), 'utf8')).trimEnd().split('\n');
+  expect(lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual(['burst-399']);
   await ledger.getByRole('button', { name: 'Clear' }).click();
   await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', String(lastSeq));
 });

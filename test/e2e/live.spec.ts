@@ -30,6 +30,9 @@ liveTest('a bad SKILL.md written while the page is open shows up in Diagnostics 
   await expect(diagnostic).toContainText('skills');
   await expect(diagnostic).toContainText(/Line\s*2/);
   await expect(diagnostic).toContainText('no-description');
+  // The lines around it, read from the file when asked for.
+  await diagnostic.getByText('Lines around line 2').click();
+  await expect(diagnostic.locator('[data-line="2"]')).toHaveText(/2\s*name: no-description/);
   // The broken file is left out of the catalog.
   await expect(consolePage.tool('no-description')).toHaveCount(0);
 

@@ -24,6 +24,7 @@ export function ConnectionBanner({ error, onRetry, retrying }: ConnectionBannerP
   const transport = useTransport();
   const unreachable = useReachability((state) => state.unreachable);
   const since = useReachability((state) => state.since);
+  const foundBy = useReachability((state) => state.foundBy);
   useResyncOnReconnect();
   const retryNow = () => {
     transport.reconnectNow();
@@ -32,7 +33,7 @@ export function ConnectionBanner({ error, onRetry, retrying }: ConnectionBannerP
 
   if (unreachable) {
     return (
-      <div className="banner banner--unreachable" role="alert" data-error-code={unreachable.code}>
+      <div className="banner banner--unreachable" role="alert" data-error-code={unreachable.code} data-found-by={foundBy ?? undefined} title={errorText(unreachable)}>
         <Icon name="unplug" />
         <span>
           <strong>Cannot reach the Capstan gateway</strong>

@@ -19,18 +19,21 @@ interface ReachabilityState {
   unreachable: ErrorBody | null;
   /** When it was first found unreachable (ms since the epoch), for "since"; null while it answers. */
   since: number | null;
+  /** The request that found it so (an operation's name, or `events`), for the operator and for support. */
+  foundBy: string | null;
   /** How many times it was reached again after being unreachable. */
   reconnects: number;
-  failed(error: ErrorBody): void;
+  failed(error: ErrorBody, foundBy: string): void;
   answered(): void;
 }
 
 export const useReachability = create<ReachabilityState>()((set) => ({
   unreachable: null,
   since: null,
+  foundBy: null,
   reconnects: 0,
-  failed: (error) => set((state) => ({ unreachable: error, since: state.since ?? Date.now() })),
-  answered: () => set((state) => (state.unreachable === null ? {} : { unreachable: null, since: null, reconnects: state.reconnects + 1 })),
+  failed: (error, foundBy) => set((state) => ({ unreachable: error, since: state.since ?? Date.now(), foundBy })),
+  answered: () => set((state) => (state.unreachable === null ? {} : { unreachable: null, since: null, foundBy: null, reconnects: state.reconnects + 1 })),
 }));
 
 /** Whether calls can be sent: false while the gateway is known to be unreachable (Execute is off). */
@@ -40,12 +43,12 @@ export const useGatewayReachable = () => useReachability((state) => state.unreac
 export const useReconnects = () => useReachability((state) => state.reconnects);
 
 /** Whether what a request ended with says anything about the gateway being there. */
-function observe(outcome: { ok: true } | { ok: false; error: unknown }): void {
+function observe(operation: string, outcome: { ok: true } | { ok: false; error: unknown }): void {
   const { failed, answered } = useReachability.getState();
   if (outcome.ok) return answered();
   const { error } = outcome;
   if (!(error instanceof ApiError)) return; // an abort, or the page's own fault: nothing learnt
-  if (error.code === 'GATEWAY_UNREACHABLE') failed(error.body);
+  if (error.code === 'GATEWAY_UNREACHABLE') failed(error.body, operation);
   // INTERNAL_ERROR written by the console (an answer without an envelope) came from something
   // that answered; every other code is the gateway's own answer.
   else answered();
@@ -57,28 +60,22 @@ function observe(outcome: { ok: true } | { ok: false; error: unknown }): void {
  */
 export function watchReachability(transport: ConsoleTransport): ConsoleTransport {
   const watched = { ...transport };
-  for (const name of Object.keys(operations) as OperationName[]) {
-    const send = transport[name] as (input: unknown, options?: unknown) => Promise<unknown>;
+  // Every method that asks the gateway: the contract's operations and the transport's own reads.
+  const asking = [...(Object.keys(operations) as OperationName[]), 'callConfirmed', 'readCatalog'] as const;
+  for (const name of asking) {
+    const send = (transport as unknown as Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>)[name];
+    if (typeof send !== 'function') continue;
     Object.assign(watched, {
-      [name]: (input: unknown, options?: unknown) =>
-        send(input, options).then(
-          (value) => (observe({ ok: true }), value),
+      [name]: (...args: unknown[]) =>
+        send.apply(transport, args).then(
+          (value) => (observe(name, { ok: true }), value),
           (error: unknown) => {
-            observe({ ok: false, error });
+            observe(name, { ok: false, error });
             throw error;
           },
         ),
     });
   }
-  const { callConfirmed } = transport;
-  watched.callConfirmed = (request) =>
-    callConfirmed(request).then(
-      (value) => (observe({ ok: true }), value),
-      (error: unknown) => {
-        observe({ ok: false, error });
-        throw error;
-      },
-    );
   watched.subscribe = (listener, options = {}) =>
     transport.subscribe(listener, {
       ...options,
