@@ -3,7 +3,8 @@
  * that no answer came back for (GATEWAY_UNREACHABLE, the console's own code) marks it
  * unreachable, any answer at all (an error envelope included: the gateway answered) marks it
  * reachable. A dropped event stream is checked with one small request, so a gateway that
- * stopped is noticed at once and one that only restarted is not reported.
+ * stopped is noticed at once and one that only restarted is not reported. While it is
+ * unreachable, a small request now and then (backing off) notices when it answers again.
  *
  * Each time the gateway is reached again after being unreachable, `reconnects` grows: views
  * holding what they read before (the catalog, errors, the chain's verdict) read again on it.
@@ -35,6 +36,9 @@ export const useReachability = create<ReachabilityState>()((set) => ({
   failed: (error, foundBy) => set((state) => ({ unreachable: error, since: state.since ?? Date.now(), foundBy })),
   answered: () => set((state) => (state.unreachable === null ? {} : { unreachable: null, since: null, foundBy: null, reconnects: state.reconnects + 1 })),
 }));
+
+const FIRST_PROBE_MS = 1_000;
+const MAX_PROBE_MS = 30_000;
 
 /** Whether calls can be sent: false while the gateway is known to be unreachable (Execute is off). */
 export const useGatewayReachable = () => useReachability((state) => state.unreachable === null);
@@ -76,6 +80,23 @@ export function watchReachability(transport: ConsoleTransport): ConsoleTransport
         ),
     });
   }
+  // While unreachable, one small request now and then finds the gateway back by itself, so a
+  // passing failure does not keep Execute off; 1 s, doubling to 30 s, as the event stream backs off.
+  let probe: ReturnType<typeof setTimeout> | undefined;
+  let delay = FIRST_PROBE_MS;
+  useReachability.subscribe((state) => {
+    if (state.unreachable === null) {
+      clearTimeout(probe);
+      probe = undefined;
+      delay = FIRST_PROBE_MS;
+    } else if (probe === undefined) {
+      probe = setTimeout(() => {
+        probe = undefined;
+        void watched.getSettings(undefined).catch(() => undefined);
+      }, delay);
+      delay = Math.min(MAX_PROBE_MS, delay * 2);
+    }
+  });
   watched.subscribe = (listener, options = {}) =>
     transport.subscribe(listener, {
       ...options,
