@@ -23,13 +23,17 @@
  * event loop keeps serving and the calls that arrive join the next batch, which stays open
  * until the running sync ends, then commits and is synced in turn. So there is one sync in
  * flight at most and one COMMIT per sync: as few commits as when the sync blocked everything
- * (a COMMIT per event-loop turn instead made the batches small, and cost more CPU per call in
- * WAL writes than the sync saved, on a busy machine).
+ * (a COMMIT per event-loop turn made small batches, each with WAL writes of its own).
+ *
+ * What it measurably buys (README, Benchmarks): requests served during a flush, such as a
+ * console's GET /tools while agents call, answered in a few ms instead of behind the flush. Not
+ * more calls per second from a fixed set of clients that each wait for their answer: those all
+ * wait for the same flush either way.
  *
  * Why not a worker thread with a connection of its own doing the INSERTs and the COMMIT: the
  * main thread would then read without its own pending writes (a task row, a ledger entry not
  * yet sent to the worker), and every write would be copied to it; the COMMIT itself, without
- * the sync, is cheap (~0.1 ms). Measured: README, Benchmarks.
+ * the sync, is cheap (~0.1 ms).
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { transaction, type Database } from './database';
