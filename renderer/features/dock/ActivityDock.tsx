@@ -72,13 +72,13 @@ export function ActivityDock() {
           {size === 'open' && (
             <button type="button" className="button button--small button--quiet" onClick={() => setSize('maximized')}>
               <Icon name="maximize" />
-              Maximize
+              Maximize<span className="visually-hidden"> the activity dock</span>
             </button>
           )}
           {size === 'maximized' && (
             <button type="button" className="button button--small button--quiet" onClick={() => setSize('open')}>
               <Icon name="restore" />
-              Restore
+              Restore<span className="visually-hidden"> the activity dock&apos;s size</span>
             </button>
           )}
           <button
@@ -89,6 +89,7 @@ export function ActivityDock() {
           >
             <Icon name={collapsed ? 'chevronUp' : 'chevronDown'} />
             {collapsed ? 'Expand' : 'Collapse'}
+            <span className="visually-hidden"> the activity dock</span>
           </button>
         </div>
       </div>

@@ -41,7 +41,10 @@ export function ProviderRow({ row, switching, onToggle, onEdit }: ProviderRowPro
             onChange={(event) => onToggle(event.target.checked)}
           />
           <span className="switch__track" aria-hidden="true" />
-          <span className="switch__label">Enabled</span>
+          {/* The switch names its provider: "Enabled" alone does not say what it turns on. */}
+          <span className="switch__label">
+            <span className="visually-hidden">Provider {name} </span>Enabled
+          </span>
         </label>
       </div>
       <dl className="provider__figures">
