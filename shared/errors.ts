@@ -152,6 +152,14 @@ export class CapstanError extends Error {
   /** The task the failure happened in, when the operation had joined one; the envelope names it. */
   taskId: string | undefined;
 
+  /** How long the call ran, as its call_finished entry records it, when the failure is a call that ran. */
+  durationMs: number | undefined;
+
+  ranFor(durationMs: number): this {
+    this.durationMs = durationMs;
+    return this;
+  }
+
   inTask(taskId: string | undefined): this {
     this.taskId ??= taskId;
     return this;
