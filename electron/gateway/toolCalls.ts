@@ -79,7 +79,8 @@ export function createToolCaller({ catalog, confirmations, approvals, tasks, led
       },
       (signal) => tool.definition.run(call.arguments, { signal, requestId }),
     );
-    if (outcome.status !== 'ok') throw outcome.error.inTask(task.id);
+    // The duration the ledger records goes with the failure, so a run's record says the same.
+    if (outcome.status !== 'ok') throw outcome.error.inTask(task.id).ranFor(outcome.durationMs);
     log.info({ tool: contract.id, taskId: task.id, durationMs: outcome.durationMs }, 'tool call finished');
     return { requestId, taskId: task.id, ok: true, result: outcome.result, durationMs: outcome.durationMs };
   };
