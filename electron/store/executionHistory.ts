@@ -116,7 +116,8 @@ export class ExecutionHistory {
     } catch (thrown) {
       const error = thrown instanceof CapstanError ? thrown : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this request');
       const body = { code: error.code, message: error.message, ...error.details };
-      const durationMs = Math.round((performance.now() - began) * 10) / 10;
+      // A call that ran: the duration its ledger entry holds; one refused before it ran: the time to refuse it.
+      const durationMs = error.durationMs ?? Math.round((performance.now() - began) * 10) / 10;
       const challenge = error.code === 'CONFIRMATION_REQUIRED' ? (error.details.challenge as { id: string; expiresAt: string } | undefined) : undefined;
       if (challenge) {
         entry.challengeId = challenge.id;
