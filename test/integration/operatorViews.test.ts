@@ -68,6 +68,19 @@ describe('GET /ledger with match=contains', () => {
   });
 });
 
+describe('a call that ran and failed', () => {
+  it('has one duration: its run record says what its call_finished entry says', async () => {
+    const { status } = await gw.call({ tool: 'time_now', arguments: { timezone: 'Mars/Olympus_Mons' }, requestId: 'fails-after-running' });
+    expect(status).toBeGreaterThanOrEqual(400);
+    const [finished] = await ledger('requestId=fails-after-running&kind=call_finished');
+    expect(finished?.details.status).toBe('error');
+    const { body } = await get('/executions');
+    const run = (body.executions as Json[]).find((record) => record.requestId === 'fails-after-running');
+    expect(run?.status).toBe('error');
+    expect(run?.durationMs).toBe(finished!.details.durationMs);
+  });
+});
+
 describe('GET /catalog/skill', () => {
   it('answers the body exactly as activation reads it, and its token count as admission counts it', async () => {
     const { status, body } = await get('/catalog/skill?id=skills:release');
