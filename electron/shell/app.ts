@@ -61,7 +61,8 @@ async function start(electron: ElectronApi, args: readonly string[], env: NodeJS
   await app.whenReady();
 
   // Awaited: the host may load providers asynchronously.
-  const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger });
+  // The window opens with the builtins while skills load; the catalog says which providers are still loading.
+  const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger, skillsInBackground: true });
   registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, confirm: (request) => confirmWithDialog(electron.dialog, window, request) }), logger);
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.
