@@ -14,6 +14,8 @@ import type { ToolDefinition } from '../../electron/catalog/tool';
 import { builtinTools } from '../../electron/providers/builtin';
 import { openDatabase, type Database } from '../../electron/store/database';
 import { argumentChecker, checkArguments } from '../../renderer/features/tool-detail/argumentCheck';
+import { parseArgumentsJson } from '../../renderer/features/tool-detail/argumentJson';
+import { argumentUiSchema } from '../../renderer/features/tool-detail/argumentUi';
 import { fieldName } from '../../shared/argumentRules';
 import { CapstanError } from '../../shared/errors';
 
@@ -284,5 +286,46 @@ describe('what the operator reads', () => {
     checkArguments(schema, { a: 1 });
     expect(Object.getOwnPropertyNames(schema.properties.a)).toEqual(['$ref']);
     expect(JSON.stringify(schema)).toBe(before);
+  });
+});
+
+describe('the JSON editor', () => {
+  it('takes a JSON object, and says why anything else cannot be the arguments', () => {
+    expect(parseArgumentsJson('{"url": "https://example.com"}')).toEqual({ args: { url: 'https://example.com' } });
+    expect(parseArgumentsJson('{"url": ')).toMatchObject({ error: expect.stringMatching(/^Not valid JSON: /) });
+    expect(parseArgumentsJson('[1]')).toEqual({ error: 'The arguments must be a JSON object, { … }.' });
+    expect(parseArgumentsJson('null')).toEqual({ error: 'The arguments must be a JSON object, { … }.' });
+    // What the gateway refuses before any schema (BAD_REQUEST), found here instead.
+    expect(parseArgumentsJson('{"a": "\\ud800"}')).toMatchObject({ error: expect.stringMatching(/lone surrogate/) });
+    expect(parseArgumentsJson('{"a": [1e400]}')).toMatchObject({ error: expect.stringMatching(/too large/) });
+  });
+});
+
+describe('long strings get a multi-line box', () => {
+  const widgets = (tool: string, draft: Record<string, unknown> = {}) => {
+    const ui = argumentUiSchema(builtins.get(tool)!.contract.inputSchema, draft) as Record<string, { 'ui:widget'?: string }>;
+    return Object.fromEntries(Object.entries(ui).flatMap(([key, value]) => (value['ui:widget'] ? [[key, value['ui:widget']]] : [])));
+  };
+
+  it('by maxLength: note_add body (20,000) but not its title (200) or note_search query (500)', () => {
+    expect(widgets('note_add')).toEqual({ body: 'textarea' });
+    expect(widgets('note_search')).toEqual({});
+  });
+
+  it('by a name that says text when there is no maxLength, never with an enum or a format', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        content: { type: 'string' },
+        path: { type: 'string' },
+        code: { type: 'string', enum: ['a', 'b'] },
+        message_date: { type: 'string', format: 'date' },
+      },
+    };
+    expect(argumentUiSchema(schema, {})).toEqual({ content: { 'ui:widget': 'textarea', 'ui:options': { rows: 6 } }, 'ui:submitButtonOptions': { norender: true } });
+  });
+
+  it('by a value that already spans lines', () => {
+    expect(widgets('time_now', { timezone: 'Europe/Paris\nAsia/Tokyo' })).toEqual({ timezone: 'textarea' });
   });
 });
