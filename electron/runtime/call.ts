@@ -115,7 +115,7 @@ export class Call {
   }
 
   #outcome(decision: Decision): CallOutcome {
-    // To a hundredth of a millisecond for the caller (fast builtins take well under one); the ledger rounds.
+    // To a hundredth of a millisecond (fast builtins take well under one), for the caller and the ledger alike, so a call's card and its entry agree.
     const durationMs = Math.round((performance.now() - this.#started) * 100) / 100;
     const tool = this.spec.capability;
     switch (decision.status) {

@@ -381,7 +381,7 @@ export class TaskRuntime {
     const { requestId, capability, mutating } = call.spec;
     const session = this.#session(task.sessionId);
     const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digestJson(outcome.resultJson) } : { code: outcome.error.code };
-    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: Math.round(outcome.durationMs), ...evidence } }, () => {
+    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
       task.calls.delete(requestId);
       task.counts[outcome.status] += 1;
       if (outcome.status === 'outcome_unknown' && mutating) this.#memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
