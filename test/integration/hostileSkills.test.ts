@@ -55,6 +55,10 @@ describe('a skills folder holding hostile files', () => {
   });
 
   it('activates the largest allowed skill without holding up other requests', async () => {
+    // The tokenizer's tables are built on a process's first count (a one-time ~0.2 s, see
+    // runtime/admission.ts): paid here by a small skill, so what is timed is the hostile word.
+    const small = await gw.request('/discovery/skills_activate', { method: 'POST', body: { sessionId: 'warm-up', name: 'release', direct: true } });
+    expect(small.status).toBe(200);
     let done = false;
     const started = performance.now();
     const activation = gw
