@@ -127,15 +127,14 @@ export class CatalogViews {
       diagnostics.push({ provider, diagnostics: list });
     }
 
-    // Providers still loading, where the catalog can load one in the background (it names them in the view).
-    const loading = (catalog as { loading?: () => string[] }).loading?.();
     return {
       from: before.generation,
       upserted,
       removed,
       providers,
       diagnostics,
-      ...(loading ? { loading } : {}),
+      // Providers still loading in the background, as GET /catalog names them.
+      loading: catalog.loading(),
       tag: tagOf(this.#instance, after.generation, providers, catalog.diagnostics()),
     };
   }

@@ -1,28 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
-import type { Provider, ProviderContents } from '../../electron/catalog/provider';
-import type { ToolDefinition } from '../../electron/catalog/tool';
 import type { CapabilityReference } from '../../shared/capability';
-
-const tool = (name: string, description = `does ${name}`): ToolDefinition => ({
-  name,
-  title: name,
-  description,
-  riskLevel: 'low',
-  needConfirm: false,
-  mutating: false,
-  tags: [],
-  inputSchema: { type: 'object', additionalProperties: false },
-  returnExample: {},
-  run: () => name,
-});
-
-/** A provider whose contents the test changes, reloading the catalog by hand. */
-function mutableProvider(name: string, tools: ToolDefinition[]) {
-  const state: { tools: ToolDefinition[] } = { tools };
-  const provider: Provider = { name, kind: 'mcp', load: (): ProviderContents => ({ tools: state.tools, skills: [], diagnostics: [] }) };
-  return { provider, state };
-}
+import { mutableProvider, tool } from '../support/catalog';
 
 async function setup() {
   const catalog = new Catalog();

@@ -7,36 +7,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
 import { CatalogViews, MAX_DELTA_ITEMS, matchesIfNoneMatch } from '../../electron/catalog/catalogView';
-import type { Provider, ProviderContents } from '../../electron/catalog/provider';
-import type { ToolDefinition } from '../../electron/catalog/tool';
 import { applyCatalogDelta, deltaFit, sameGateway } from '../../shared/catalogDelta';
 import type { CatalogView } from '../../shared/discovery';
 import { CatalogChanged } from '../../shared/events';
-
-const tool = (name: string, description = `does ${name}`): ToolDefinition => ({
-  name,
-  title: name,
-  description,
-  riskLevel: 'low',
-  needConfirm: false,
-  mutating: false,
-  tags: [],
-  inputSchema: { type: 'object', additionalProperties: false },
-  returnExample: {},
-  run: () => name,
-});
-
-/** A provider whose tools and diagnostics the test changes, reloading the catalog by hand. */
-function mutableProvider(name: string, tools: ToolDefinition[]) {
-  const state: { tools: ToolDefinition[]; diagnostics: ProviderContents['diagnostics'] } = { tools, diagnostics: [] };
-  const provider: Provider = { name, kind: 'mcp', load: (): ProviderContents => ({ tools: state.tools, skills: [], diagnostics: state.diagnostics }) };
-  return { provider, state };
-}
+import { mutableProvider, tool } from '../support/catalog';
 
 /** What `GET /catalog` answers (gateway/api.ts builds the same), with the providers still loading where the catalog names them. */
 const viewOf = (catalog: Catalog): CatalogView => ({
   catalogGeneration: catalog.generation,
-  ...((catalog as { loading?: () => string[] }).loading ? { loading: (catalog as unknown as { loading: () => string[] }).loading() } : {}),
+  loading: catalog.loading(),
   capabilities: catalog.entries(),
   providers: catalog.providers(),
   diagnostics: catalog.diagnostics(),
