@@ -109,6 +109,14 @@ test('a follow-up that requires success is blocked after the active task finishe
   await expect(followUp).toContainText('Blocked: it runs only if “printer offline on floor 3” succeeds');
   await expect(tasks.getByText('No task is running in this session.')).toBeVisible();
 
+  // Cancel asks first, with Keep it focused; kept, the follow-up stays blocked.
+  await followUp.getByRole('button', { name: 'Cancel…' }).click();
+  const confirmCancel = followUp.getByRole('group', { name: 'Confirm: cancel tell floor 3 it works again' });
+  await expect(confirmCancel.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await confirmCancel.getByRole('button', { name: 'Keep it' }).click();
+  await expect(confirmCancel).toBeHidden();
+  await expect(followUp.locator('[data-task-state]')).toHaveAttribute('data-task-state', 'blocked');
+
   await followUp.getByRole('button', { name: 'Resume' }).click();
   const active = consolePage.activeTask();
   await expect(active.getByRole('heading', { name: 'tell floor 3 it works again' })).toBeVisible();

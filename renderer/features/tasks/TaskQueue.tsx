@@ -1,7 +1,9 @@
 /**
  * Follow-ups waiting their turn, in the order they will run. A blocked one waits for the
- * operator: Resume runs it anyway, Cancel drops it, Supersede replaces it.
+ * operator: Resume runs it anyway, Cancel drops it, Supersede replaces it. Cancel asks first,
+ * as every task action that cannot be undone does: a dropped follow-up never runs.
  */
+import { useState } from 'react';
 import type { TaskView } from '../../../shared/tasks';
 import { toErrorBody } from '../../api/errors';
 import { ErrorNotice } from '../../ui/ErrorNotice';
@@ -23,6 +25,7 @@ export function TaskQueue({ tasks, titleOf }: { tasks: readonly TaskView[]; titl
 function QueuedTask({ task, predecessorTitle }: { task: TaskView; predecessorTitle: string | undefined }) {
   const resume = useTaskCommand();
   const cancel = useTaskCommand();
+  const [confirming, setConfirming] = useState(false);
   const failure = resume.error ?? cancel.error;
   const error = failure && toErrorBody(failure);
   const blocked = task.state === 'blocked';
@@ -46,11 +49,34 @@ function QueuedTask({ task, predecessorTitle }: { task: TaskView; predecessorTit
             Resume
           </button>
         )}
-        <button type="button" className="button button--small button--danger" onClick={() => !cancel.isPending && cancel.mutate({ type: 'cancel', id: task.id })} aria-disabled={cancel.isPending}>
-          <Icon name="ban" />
-          Cancel
-        </button>
+        {!confirming && (
+          <button type="button" className="button button--small button--danger" onClick={() => setConfirming(true)}>
+            <Icon name="ban" />
+            Cancel…
+          </button>
+        )}
       </div>
+      {confirming && (
+        <div className="notice notice--error" role="group" aria-label={`Confirm: cancel ${task.title}`}>
+          <Icon name="ban" />
+          <div>
+            <p>Cancel “{task.title}”? It leaves the queue and never runs.</p>
+            <div className="revoke__actions">
+              <button type="button" className="button" onClick={() => setConfirming(false)} autoFocus>
+                Keep it
+              </button>
+              <button
+                type="button"
+                className="button button--danger-solid"
+                aria-disabled={cancel.isPending}
+                onClick={() => !cancel.isPending && cancel.mutate({ type: 'cancel', id: task.id }, { onSettled: () => setConfirming(false) })}
+              >
+                {cancel.isPending ? 'Cancelling…' : 'Cancel follow-up'}
+              </button>
+            </div>
+          </div>
+        </div>
+      )}
       {error && <ErrorNotice what={resume.error ? 'Resume failed' : 'Cancel failed'} error={error} />}
     </li>
   );
