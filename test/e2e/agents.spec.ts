@@ -75,5 +75,5 @@ test('creates an agent token shown once, which works at once, names the agent in
   // The call's two entries, and its task's start: the agent's call began a task in its own session.
   await expect(consolePage.ledgerRows()).toHaveCount(4);
   for (const shown of await consolePage.ledgerRows().all()) await expect(shown).toContainText('agent:claude-desktop');
-  await expect(page.getByRole('textbox', { name: 'Principal' })).toHaveValue('agent:claude-desktop');
+  await expect(page.getByRole('searchbox', { name: 'Principal' })).toHaveValue('agent:claude-desktop');
 });

@@ -207,7 +207,7 @@ test('reading older rows keeps them in place while new entries arrive on top', a
 });
 
 test('after the gateway restarts, the Ledger view reads the entries its event stream missed', async ({ consolePage, capstan, dataDir, pageProblems }) => {
-  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED)/);
+  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET)/);
   const { page } = consolePage;
   const ledger = await consolePage.openLedger();
   await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now', requestId: 'before-restart' });

@@ -84,7 +84,7 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   pageProblems,
 }) => {
   // The page sees its stream cut and its reconnection attempts refused while the gateway is down.
-  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED)/);
+  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET)/);
   await expect(consolePage.count('skills')).toHaveText('0');
   await markPage(page);
 

@@ -5,7 +5,7 @@ import { expect, test } from './fixtures';
 test('adding todo_list to the whitelist survives a reload and a gateway restart', async ({ consolePage, page, capstan, dataDir, pageProblems }) => {
   // Stopping the gateway cuts the page's live event stream, and the page tries to reconnect
   // until it is pointed at the new gateway; Chromium logs both as failed loads.
-  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED)/);
+  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET)/);
   await expect(consolePage.tool('todo_list')).toHaveAttribute('data-state', 'read-only');
 
   await page.getByRole('button', { name: 'Settings' }).click();
