@@ -38,6 +38,7 @@ export function useLiveUpdates(): void {
     const tasks = createTaskFeed(client);
     const progress = createProgressFeed();
     const executions = createExecutionsFeed(transport);
+    let opened = false;
     const unsubscribe = transport.subscribe(
       (event) => {
         if (event.type === 'catalog') applyCatalogEvent(client, event);
@@ -59,6 +60,10 @@ export function useLiveUpdates(): void {
           setLiveStatus(status);
           // A stream that opens starts at the gateway's present: read what came before it.
           if (status === 'live') {
+            // The catalog read at start can be answered before the stream opened, so a change in between
+            // is never heard: read it again, conditionally. A reconnect does this in onReconnect.
+            if (!opened) refreshCatalog(client);
+            opened = true;
             refreshTasks(transport, client);
             refreshHarnRuns(client);
             refreshApprovals(transport, client);

@@ -38,6 +38,34 @@ export function deltaFit(held: number | undefined, event: Pick<CatalogChanged, '
   return 'reread';
 }
 
+/** A view with the entity tag it was read or built with (null: none known). */
+type TaggedView = CatalogView & { tag: string | null };
+
+/** What a client does with a catalog event given the view it holds, the gateway that made each included. */
+export function eventFit(held: TaggedView | undefined, event: Pick<CatalogChanged, 'catalogGeneration' | 'delta'>): DeltaFit {
+  // An event from a restarted gateway does not follow on from a view of the one before, whatever the generations say.
+  if (held && event.delta && sameGateway(held.tag, event.delta.tag) === false) return 'reread';
+  return deltaFit(held?.catalogGeneration, event);
+}
+
+/**
+ * A view just read, brought up to the events heard while the read was in flight. The gateway can
+ * change the catalog after it answers and before the client has the answer; the events of those
+ * changes reach a client that holds no view yet, which can neither apply them nor have them read
+ * (a read already in flight answers for them, with the view from before). Replayed in order on
+ * the answer, each is skipped if the answer includes it and applied if it follows on; `reread`
+ * when one can be neither (its delta too large, or a change missed), so the client reads again.
+ */
+export function catchUp<View extends TaggedView>(view: View, heard: readonly CatalogChanged[]): { view: View; reread: boolean } {
+  let caught = view;
+  for (const event of heard) {
+    const fit = eventFit(caught, event);
+    if (fit === 'reread') return { view: caught, reread: true };
+    if (fit === 'apply' && event.delta) caught = { ...applyCatalogDelta(caught, event.catalogGeneration, event.delta), tag: event.delta.tag };
+  }
+  return { view: caught, reread: false };
+}
+
 const byId = (a: CatalogEntry, b: CatalogEntry) => (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0);
 
 /** The held view with the delta applied: capabilities stay in canonical id order, diagnostics in provider order. */

@@ -2,7 +2,7 @@
 import { createContext, useContext } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { ConsoleSettings, ToolCallRequest } from '../../shared/api';
-import { applyCatalogDelta, deltaFit, sameGateway } from '../../shared/catalogDelta';
+import { applyCatalogDelta, catchUp, eventFit, sameGateway } from '../../shared/catalogDelta';
 import { CATALOG_SEARCH_PAGE, type CatalogSearchInput, type CatalogSearchOutput, type CatalogView } from '../../shared/discovery';
 import type { CatalogChanged } from '../../shared/events';
 import type { ConsoleTransport } from './transport';
@@ -40,6 +40,15 @@ function newerView(client: QueryClient, fresh: HeldCatalog): HeldCatalog {
   return cached.catalogGeneration > fresh.catalogGeneration ? cached : fresh;
 }
 
+/** Per client, the catalog events heard while it held no view, for the read that brings the first one. */
+const heardWithoutView = new WeakMap<QueryClient, CatalogChanged[]>();
+
+/**
+ * Per client, how many times a catalog read in flight was made stale by something other than an
+ * event (the event stream opened, so a change before it was never heard; the operator asked).
+ */
+const readsOutdated = new WeakMap<QueryClient, number>();
+
 /**
  * The operator's whole catalog: capabilities of enabled providers, providers, diagnostics. Read
  * whole once; then catalog events keep it current (applyCatalogEvent), and a read after a missed
@@ -51,11 +60,23 @@ export function useCatalog() {
   return useQuery({
     queryKey: queryKeys.catalog,
     queryFn: async (): Promise<HeldCatalog> => {
-      const held = client.getQueryData<HeldCatalog>(queryKeys.catalog);
-      const read = await transport.readCatalog(held?.tag ?? null);
-      // Unchanged since the tag was sent; events may have moved the held view on since, so it is read again.
-      if (read === 'unchanged') return client.getQueryData<HeldCatalog>(queryKeys.catalog) ?? held!;
-      return newerView(client, { ...read.view, tag: read.tag });
+      let known = client.getQueryData<HeldCatalog>(queryKeys.catalog);
+      for (;;) {
+        const outdated = readsOutdated.get(client) ?? 0;
+        const read = await transport.readCatalog(known?.tag ?? null);
+        const fresh = (readsOutdated.get(client) ?? 0) === outdated;
+        // Unchanged since the tag was sent; events may have moved the held view on since, so it is read again.
+        if (read === 'unchanged') {
+          if (fresh) return client.getQueryData<HeldCatalog>(queryKeys.catalog) ?? known!;
+          continue;
+        }
+        // Events heard before there was a view to apply them to: the answer may predate them.
+        const heard = heardWithoutView.get(client)?.splice(0) ?? [];
+        const { view, reread } = catchUp<HeldCatalog>({ ...read.view, tag: read.tag }, heard);
+        if (!reread && fresh) return newerView(client, view);
+        // Read again, conditionally: usually a 304.
+        known = view;
+      }
     },
     // The registry is rebuilt from each answer anyway; deep-comparing thousands of contracts would only cost.
     structuralSharing: false,
@@ -69,8 +90,14 @@ export function useCatalog() {
  */
 export function applyCatalogEvent(client: QueryClient, event: CatalogChanged): void {
   const held = client.getQueryData<HeldCatalog>(queryKeys.catalog);
-  // An event from a restarted gateway does not follow on from a view of the one before, whatever the generations say.
-  const fit = held && event.delta && sameGateway(held.tag, event.delta.tag) === false ? 'reread' : deltaFit(held?.catalogGeneration, event);
+  if (!held) {
+    // No view yet: the first read, if already in flight, may answer from before this change, and
+    // asking again now would only join that read; its answer is brought up to these events.
+    const heard = heardWithoutView.get(client) ?? [];
+    heard.push(event);
+    heardWithoutView.set(client, heard);
+  }
+  const fit = eventFit(held, event);
   if (fit === 'apply' && held && event.delta) {
     client.setQueryData<HeldCatalog>(queryKeys.catalog, { ...applyCatalogDelta(held, event.catalogGeneration, event.delta), tag: event.delta.tag });
   } else if (fit === 'reread') {
@@ -83,6 +110,8 @@ export function applyCatalogEvent(client: QueryClient, event: CatalogChanged): v
 
 /** Re-reads everything a catalog change can affect (after a reconnect, or when the operator asks): the catalog conditionally. */
 export function refreshCatalog(client: QueryClient): void {
+  // A first read in flight (no view held) is not asked again by the invalidation, which joins it: it reads again itself.
+  readsOutdated.set(client, (readsOutdated.get(client) ?? 0) + 1);
   void client.invalidateQueries({ queryKey: queryKeys.catalog });
   void client.invalidateQueries({ queryKey: queryKeys.searches });
   // A server's status and tool count change with the catalog; the list is only read while the Providers panel shows it.

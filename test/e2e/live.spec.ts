@@ -3,8 +3,11 @@
  * written while the page is open, providers switched, from this page or another client.
  */
 import type { Page } from '@playwright/test';
+import type { CatalogView } from '../../shared/discovery';
 import { startCapstan } from './capstanServer';
+import { ConsolePage } from './consolePage';
 import { expect, test } from './fixtures';
+import { gatewayApi } from './gatewayApi';
 import { writeSkill, writeSkillFile } from './skills';
 
 const liveTest = test.extend({
@@ -111,4 +114,31 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   } finally {
     await restarted.stop();
   }
+});
+
+test('a change made after the gateway answered the first catalog read, heard before the answer arrived, still shows', async ({ page, capstan }) => {
+  // As an MCP server listing its tools while a slow page's first read is on its way: the answer is
+  // held until the change's event has reached the page, so it arrives older than what the page heard.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let answered!: () => void;
+  const answer = new Promise<void>((resolve) => (answered = resolve));
+  await page.route('**/catalog', async (route) => {
+    const response = await route.fetch();
+    answered();
+    await released;
+    await route.fulfill({ response });
+  });
+  const streamOpen = page.waitForResponse('**/events');
+  const consolePage = new ConsolePage(page);
+  const opening = consolePage.open(capstan.consoleUrl);
+  await answer;
+  await streamOpen;
+  const generation = (await gatewayApi<CatalogView>(capstan, 'POST', '/catalog/revoked', { id: 'builtin:time_now', revoked: true })).catalogGeneration;
+  // The event has no sign on the page before the answer is held; give it time to arrive.
+  await page.waitForTimeout(1000);
+  release();
+  await opening;
+  await expect(consolePage.count('generation')).toHaveText(String(generation));
+  await expect(consolePage.count('revoked')).toHaveText('1');
 });

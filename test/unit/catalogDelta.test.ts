@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
 import { CatalogViews, MAX_DELTA_ITEMS, matchesIfNoneMatch } from '../../electron/catalog/catalogView';
-import { applyCatalogDelta, deltaFit, sameGateway } from '../../shared/catalogDelta';
+import { applyCatalogDelta, catchUp, deltaFit, sameGateway } from '../../shared/catalogDelta';
 import type { CatalogView } from '../../shared/discovery';
 import { CatalogChanged } from '../../shared/events';
 import { mutableProvider, tool } from '../support/catalog';
@@ -133,6 +133,45 @@ describe('catalog deltas', () => {
     expect(deltaFit(4, { catalogGeneration: 5, delta: null })).toBe('reread');
     // A same-generation change (status, diagnostics) applies to the view of that generation.
     expect(deltaFit(5, { catalogGeneration: 5, delta: { from: 5 } as CatalogChanged['delta'] })).toBe('apply');
+  });
+});
+
+describe('a view read while events arrive', () => {
+  /** What a console holds after a read: the view with the tag `GET /catalog` sent. */
+  const read = (catalog: Catalog, views: CatalogViews) => ({ ...viewOf(catalog), tag: views.tag() });
+
+  it('is brought up to the events heard before its answer arrived: those it includes skipped, later ones applied', async () => {
+    // A provider (an MCP server) lists its tools just after the gateway answered the console's first read.
+    const { catalog, beta, views, events } = await setup();
+    catalog.setRevoked('alpha:tool_1', true);
+    const answer = read(catalog, views);
+    beta.state.tools = [tool('ping'), tool('lookup'), tool('echo'), tool('get-sum')];
+    await catalog.reload('beta');
+    catalog.setRevoked('beta:echo', true);
+
+    // The revocation's event came before the answer, the new tools' after: all were heard before the answer was held.
+    expect(events).toHaveLength(3);
+    const { view, reread } = catchUp(answer, events);
+    expect(reread).toBe(false);
+    expect(view).toEqual(read(catalog, views));
+    expect(view.capabilities.map((entry) => entry.contract.id)).toEqual(expect.arrayContaining(['beta:echo', 'beta:get-sum']));
+  });
+
+  it('asks for another read when a heard change is too large to carry, or comes from another gateway', async () => {
+    const { catalog, alpha, views, events } = await setup();
+    const answer = read(catalog, views);
+    alpha.state.tools = Array.from({ length: MAX_DELTA_ITEMS + 1 }, (_, i) => tool(`many_${i}`));
+    await catalog.reload('alpha');
+    expect(events[0]!.delta).toBeNull();
+    expect(catchUp(answer, events)).toEqual({ view: answer, reread: true });
+
+    const other = await setup();
+    other.catalog.setRevoked('beta:ping', true);
+    expect(catchUp(answer, other.events).reread).toBe(true);
+    // Heard before a read that includes them, the same events change nothing.
+    catalog.setRevoked('beta:ping', true);
+    const current = read(catalog, views);
+    expect(catchUp(current, events)).toEqual({ view: current, reread: false });
   });
 });
 
