@@ -1,5 +1,5 @@
 /** One call in Recent executions: what it sent, how it went, the gateway's full answer, and what to do with it again. */
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { ToolContract } from '../../../shared/capability';
 import type { Execution } from '../../state/executionsStore';
 import { useConsoleUi } from '../../state/uiStore';
@@ -16,6 +16,9 @@ import { VerifyEvidence } from './VerifyEvidence';
 
 /** The longest arguments shown inline; the whole JSON is in Copy as curl and the export. */
 const SHOWN_ARGUMENTS = 240;
+
+/** One formatter for every entry: toLocaleTimeString builds one per call, which a burst of runs pays for each. */
+const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 
 /** A challenge nobody answered: declined in the dialog, or left to expire. Nothing ran. */
 export const notConfirmed = (execution: Execution, now = Date.now()) =>
@@ -52,7 +55,19 @@ function Status({ execution }: { execution: Execution }) {
   );
 }
 
-export function ExecutionEntry({ execution, isNewest, tool }: { execution: Execution; isNewest: boolean; tool: ToolContract | undefined }) {
+/**
+ * Memoized: each executions event brings only the runs that changed (the store keeps the others'
+ * objects), so the entries that did not change are not drawn again.
+ */
+export const ExecutionEntry = memo(function ExecutionEntry({
+  execution,
+  isNewest,
+  tool,
+}: {
+  execution: Execution;
+  isNewest: boolean;
+  tool: ToolContract | undefined;
+}) {
   // Only the newest answer is open by itself, so the panel stays short; once the operator opens
   // or closes an entry, it stays that way.
   const [chosen, setChosen] = useState<boolean | null>(null);
@@ -86,7 +101,7 @@ export function ExecutionEntry({ execution, isNewest, tool }: { execution: Execu
           </span>
         )}
         <time className="execution__time" dateTime={new Date(execution.startedAt).toISOString()}>
-          {new Date(execution.startedAt).toLocaleTimeString()}
+          {timeOfDay.format(execution.startedAt)}
         </time>
       </div>
       <div className="execution__request-id">
@@ -148,4 +163,4 @@ export function ExecutionEntry({ execution, isNewest, tool }: { execution: Execu
       )}
     </li>
   );
-}
+});

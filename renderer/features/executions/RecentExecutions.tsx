@@ -16,6 +16,14 @@ import { ExecutionEntry } from './ExecutionEntry';
 import { historyFileName, historyLines } from './exportHistory';
 import { callName } from './useExecuteTool';
 
+/**
+ * How many runs are drawn at first, and how many more each "Show older" adds. The gateway keeps up
+ * to 1,000 of the operator's calls, from curl and scripts too, and each entry is a sizeable piece of
+ * DOM (its actions, evidence, result and JSON): drawing a hundred of them as a burst of calls
+ * arrives stalled the page for seconds. Export and Clear still take every run.
+ */
+export const RUNS_SHOWN = 10;
+
 /** The runs as a .jsonl download (Electron shows its save dialog). */
 function downloadHistory(executions: readonly Execution[]): void {
   const url = URL.createObjectURL(new Blob(historyLines(executions), { type: 'application/x-ndjson' }));
@@ -49,6 +57,11 @@ export function RecentExecutions() {
   const tools = useToolsByCallName();
   const transport = useTransport();
   const [confirmingClear, setConfirmingClear] = useState(false);
+  const [shown, setShown] = useState(RUNS_SHOWN);
+  // Strictly the newest: in a burst most runs are still running, each with its live clock. A call
+  // pushed past the window is still in the Tasks view's Running calls, with its Cancel call.
+  const drawn = executions.slice(0, shown);
+  const older = executions.length - drawn.length;
   const clear = useMutation({
     mutationFn: () => transport.clearExecutions(undefined),
     onSuccess: (view) => {
@@ -110,10 +123,15 @@ export function RecentExecutions() {
       )}
       {executions.length > 0 && (
         <ol className="execution-list">
-          {executions.map((execution, index) => (
+          {drawn.map((execution, index) => (
             <ExecutionEntry key={execution.id} execution={execution} isNewest={index === 0} tool={tools.get(execution.tool)} />
           ))}
         </ol>
+      )}
+      {older > 0 && (
+        <button type="button" className="button button--small button--quiet executions__more" onClick={() => setShown((count) => count + RUNS_SHOWN)}>
+          Show {Math.min(older, RUNS_SHOWN)} older of {older}
+        </button>
       )}
     </section>
   );

@@ -1,11 +1,18 @@
 /**
  * Keeps Recent executions current from the gateway: a full read when the event stream opens (a
  * reload, a reconnect), then, on each `executions` event, only the runs changed since the
- * revision this page has. Reads never overlap: events that arrive during one make one more.
+ * revision this page has. Reads never overlap: events that arrive during one make one more,
+ * and that one waits until READ_GAP_MS after the last began, so a burst of calls (hundreds a
+ * second from a script with the operator's token) is taken in a few reads and redraws, not one
+ * per call, while a lone call still shows at once.
  */
 import type { CapstanEvent } from '../../../shared/events';
 import type { ConsoleTransport } from '../../api/transport';
 import { useExecutions } from '../../state/executionsStore';
+
+export const READ_GAP_MS = 500;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createExecutionsFeed(transport: Pick<ConsoleTransport, 'listExecutions'>) {
   let reading = false;
@@ -20,7 +27,12 @@ export function createExecutionsFeed(transport: Pick<ConsoleTransport, 'listExec
     }
     reading = true;
     try {
+      let began = Number.NEGATIVE_INFINITY;
       do {
+        const wait = began + READ_GAP_MS - Date.now();
+        if (wait > 0) await pause(wait);
+        if (stopped) return;
+        began = Date.now();
         again = false;
         const { epoch, revision, received } = useExecutions.getState();
         const whole = full || epoch === null;
