@@ -141,9 +141,13 @@ test('a burst of hundreds of entries a second is taken in live, in a virtualized
     requestAnimationFrame(tick);
   })()`);
 
+  // The burst comes from an agent, as bulk calls do: the operator's own calls would also fill
+  // Recent executions, which is not what this test measures.
+  const { token } = await gatewayApi<{ token: string }>(capstan, 'POST', '/agents', { name: 'burst' });
+  const agent = { ...capstan, token };
   const CALLS = 400;
   const started = Date.now();
-  await Promise.all(Array.from({ length: CALLS }, (_, index) => gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now', requestId: `burst-${index}` })));
+  await Promise.all(Array.from({ length: CALLS }, (_, index) => gatewayApi(agent, 'POST', '/tools/call', { tool: 'time_now', requestId: `burst-${index}` })));
   const { lastSeq } = await gatewayApi<{ lastSeq: number }>(capstan, 'GET', '/ledger?limit=1');
   const perSecond = (lastSeq / (Date.now() - started)) * 1000;
 
@@ -156,8 +160,9 @@ test('a burst of hundreds of entries a second is taken in live, in a virtualized
   expect(countLedgerReads(requests)).toBe(0);
   const maxFrameGap = await page.evaluate<number>('(window.__stopFrames = true, window.__maxFrameGap)');
   test.info().annotations.push({ type: 'burst', description: `${lastSeq} entries at ${Math.round(perSecond)}/s; longest frame gap ${Math.round(maxFrameGap)} ms` });
-  // Generous for shared CI machines; a page that rendered per event would stall far longer.
-  expect(maxFrameGap).toBeLessThan(300);
+  // Generous for a 2-core machine running two browsers: a page that rendered per event stalls
+  // for seconds (5-8 s when Recent executions drew every run of a burst), a quiet one 0.1-0.3 s.
+  expect(maxFrameGap).toBeLessThan(500);
 
   // Filters narrow what is held at once; the kind applies as soon as it is chosen.
   await ledger.getByLabel('Kind').selectOption('call_finished');
