@@ -119,6 +119,8 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
 test('a change made after the gateway answered the first catalog read, heard before the answer arrived, still shows', async ({ page, capstan }) => {
   // As an MCP server listing its tools while a slow page's first read is on its way: the answer is
   // held until the change's event has reached the page, so it arrives older than what the page heard.
+  // page.route only delays the real gateway's own answer (route.fetch); nothing is faked, and no
+  // other way can hold one read back while the event stream stays live.
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let answered!: () => void;
