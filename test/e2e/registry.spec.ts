@@ -79,7 +79,7 @@ test('the risk filters show low-risk tools, tools needing confirmation, or all',
 
   await consolePage.filterButton('Confirmation required').click();
   await expect(consolePage.toolCards).toHaveCount(1);
-  expect(await consolePage.visibleToolNames()).toEqual(['http_check']);
+  await expect.poll(() => consolePage.visibleToolNames()).toEqual(['http_check']);
 
   await consolePage.filterButton('All').click();
   await expect(consolePage.toolCards).toHaveCount(8);
@@ -88,7 +88,7 @@ test('the risk filters show low-risk tools, tools needing confirmation, or all',
 test('the text filter matches names, descriptions and tags, and says when nothing matches', async ({ consolePage, page }) => {
   await consolePage.filterInput.fill('todo');
   await expect(consolePage.toolCards).toHaveCount(2);
-  expect(await consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
+  await expect.poll(() => consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
 
   // Combined with a risk filter, the two narrow each other.
   await consolePage.filterButton('Confirmation required').click();

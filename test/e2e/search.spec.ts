@@ -38,7 +38,7 @@ test('each keystroke asks the gateway at once, and the list answers the last que
   // No debounce: the keystrokes before the last asked too (superseded answers are dropped or aborted).
   expect(searches.length).toBeGreaterThan(1);
   expect(searches.at(-1)).toBe('todo');
-  expect(await consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
+  await expect.poll(() => consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
 });
 
 const skillsTest = test.extend({
@@ -62,7 +62,7 @@ skillsTest('skills are listed with tools, with a kind badge; kind and provider f
   const kinds = page.getByRole('group', { name: 'Filter by kind' });
   await expect(kinds.getByRole('button', { name: 'Tools 8' })).toBeVisible();
   await kinds.getByRole('button', { name: 'Skills 2' }).click();
-  expect(await consolePage.visibleToolNames()).toEqual(['incident-triage', 'release-checklist']);
+  await expect.poll(() => consolePage.visibleToolNames()).toEqual(['incident-triage', 'release-checklist']);
 
   await kinds.getByRole('button', { name: /^All kinds/ }).click();
   const provider = page.getByLabel('Provider');
@@ -75,7 +75,7 @@ skillsTest('skills are listed with tools, with a kind badge; kind and provider f
   await expect(provider.locator('option')).toHaveText(['All providers (1)', 'builtin (0)', 'skills (1)']);
   await expect(page.getByText('No capability matches “checklist” under the All filter with the chosen kind and provider.')).toBeVisible();
   await provider.selectOption('');
-  expect(await consolePage.visibleToolNames()).toEqual(['release-checklist']);
+  await expect.poll(() => consolePage.visibleToolNames()).toEqual(['release-checklist']);
   await expect(consolePage.tool('release-checklist').getByRole('heading').locator('mark')).toHaveText(['checklist']);
 });
 
