@@ -13,7 +13,7 @@ const bundledIntoCjs = new Set(['canonicalize']);
 const externalForCjs = ['electron', ...Object.keys(dependencies).filter((name) => !bundledIntoCjs.has(name))];
 
 const common = { bundle: true, platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning' };
-// The CLI's commands import their modules when they run (electron/cli.ts): with splitting, each
+// The CLI's commands import their modules when they run (electron/cli/main.ts): with splitting, each
 // dynamic import is a chunk beside cli.js, so `capstan --help` or `capstan tools` load no server
 // code. Chunk names carry a hash, so a rebuild never changes a chunk a running `capstan` may still
 // import; chunks the new build does not use are removed once they are an hour old.
@@ -24,7 +24,7 @@ const [cliBuild] = await Promise.all([
   build({
     ...common,
     metafile: true,
-    entryPoints: { cli: 'electron/cli.ts' },
+    entryPoints: { cli: 'electron/cli/main.ts' },
     outdir: 'dist',
     splitting: true,
     chunkNames: `${CLI_CHUNKS}/[name]-[hash]`,

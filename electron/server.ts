@@ -9,8 +9,8 @@ import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import type { HttpGateway } from './gateway/http';
-import { writeGatewayFile } from './gateway/mcp/localGateway';
+import type { HttpGateway } from './transports/http';
+import { writeGatewayFile } from './gatewayFile';
 import type { Host } from './host';
 import { defaultDataDir } from './paths';
 
@@ -211,7 +211,7 @@ export interface ServerOptions extends Pick<ServeOptions, 'address' | 'port' | '
 export async function startServer(host: Host, options: ServerOptions): Promise<HttpGateway> {
   // Loaded here, not at the top: the commands that import this module for its options and
   // UsageError (token, harn, mcp) need neither Fastify nor the routes.
-  const { startHttpGateway } = await import('./gateway/http');
+  const { startHttpGateway } = await import('./transports/http');
   const listen = (port: number) =>
     startHttpGateway({
       handlers: host.handlers,
@@ -233,7 +233,7 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
     options.logger.warn({ port: options.port }, 'port in use; the HTTP gateway takes any free port instead');
     gateway = await listen(0);
   }
-  // <data dir>/gateway.json: how `capstan mcp` finds this gateway (gateway/mcp/localGateway.ts).
+  // <data dir>/gateway.json: how `capstan mcp` finds this gateway (cli/localGateway.ts).
   const withdraw = writeGatewayFile(host.dataDir, gateway.url);
   const close = gateway.close;
   return {

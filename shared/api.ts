@@ -128,7 +128,7 @@ const NoInput = z.undefined();
 
 /**
  * Who may run each operation: `operator` (the console over IPC, the gateway's own token) or
- * `any` principal, agents included (gateway/principal.ts enforces it in dispatch, with
+ * `any` principal, agents included (services/principal.ts enforces it in dispatch, with
  * FORBIDDEN_FOR_AGENT). Every operation must choose; agents get only discovery and calls, in
  * sessions of their own.
  */
@@ -164,7 +164,7 @@ export const operations = {
   listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView, audience: 'any' },
   taskAction: { method: 'POST', path: '/tasks', input: TaskAction, output: TaskView, audience: 'any' },
   cancelTask: { method: 'POST', path: '/tasks/:id/cancel', input: TaskIdInput, output: TaskView, audience: 'any' },
-  /** One running call, not its task; an agent may cancel only the calls it made itself (gateway/api.ts). */
+  /** One running call, not its task; an agent may cancel only the calls it made itself (services/api.ts). */
   cancelCall: { method: 'POST', path: '/calls/:requestId/cancel', input: CallCancelInput, output: CallCancellation, audience: 'any' },
   resumeTask: { method: 'POST', path: '/tasks/:id/resume', input: TaskIdInput, output: TaskView, audience: 'operator' },
   acknowledgeOutcome: { method: 'POST', path: '/tasks/:id/acknowledge', input: AcknowledgeInput, output: SessionView, audience: 'operator' },

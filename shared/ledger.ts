@@ -15,7 +15,7 @@ export const LedgerKind = z.enum([
   'acknowledgement',
   'task_transition',
   'steer',
-  // An agent's call waiting for the operator (electron/gateway/approvals.ts), and how that ended.
+  // An agent's call waiting for the operator (electron/services/approvals.ts), and how that ended.
   'approval_requested',
   'approval_decided',
 ]);

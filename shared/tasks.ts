@@ -129,7 +129,7 @@ export type TasksView = z.infer<typeof TasksView>;
 export const DEFAULT_SESSION = 'operator';
 
 const text = z.string().trim().min(1).max(10_000);
-/** Absent: the caller's own session, `operator` for the operator and `agent:<name>` for an agent (gateway/principal.ts). */
+/** Absent: the caller's own session, `operator` for the operator and `agent:<name>` for an agent (services/principal.ts). */
 const session = { sessionId: z.string().min(1).max(128).optional() };
 
 export const TaskAction = z.discriminatedUnion('action', [

@@ -13,7 +13,7 @@ import type { SnapshotEntry } from './snapshot';
 /**
  * The most capabilities (and diagnostics) one delta carries, about 200 KB: above it the event
  * says only that the catalog changed, and clients read the view again. Well under an event
- * stream's 1 MiB of unsent bytes (gateway/eventStream.ts), so one event never drops a client.
+ * stream's 1 MiB of unsent bytes (transports/eventStream.ts), so one event never drops a client.
  */
 export const MAX_DELTA_ITEMS = 250;
 

@@ -18,7 +18,7 @@ import { CapstanError, type ErrorCode } from '../../shared/errors';
 import type { Principal } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
 import { assertValidArguments } from '../catalog/contract';
-import { DEFAULT_TOOL_TIMEOUT_MS } from '../gateway/toolCalls';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../services/calls';
 import type { Ledger } from '../runtime/ledger';
 import { runAs } from '../runtime/principal';
 import type { TaskRuntime } from '../runtime/runtime';
@@ -27,7 +27,7 @@ import { findHostTool, hostTools } from './hostTools';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
 import { applySessionUpdate, type UpdateLog } from './updates';
 
-/** One wait for the operator, as the approvals queue takes it (gateway/approvals.ts). */
+/** One wait for the operator, as the approvals queue takes it (services/approvals.ts). */
 export interface HarnApprovalRequest {
   requestId: string;
   principal: string;

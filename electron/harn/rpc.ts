@@ -6,7 +6,7 @@
  * `receive`. Ids are echoed exactly: a numeric id keeps its source text, so a u64 beyond 2^53
  * goes back as Harn sent it.
  */
-import { assertWellFormed } from '../gateway/wellFormed';
+import { assertWellFormed } from '../services/wellFormed';
 
 /** The JSON-RPC error codes Capstan answers with. */
 export const RpcCode = {

@@ -1,6 +1,6 @@
 /**
  * The principal an operation runs for, carried by AsyncLocalStorage from the entry that
- * authenticated it (gateway/api.ts `dispatch`) down to every ledger entry it causes. Timers and
+ * authenticated it (services/api.ts `dispatch`) down to every ledger entry it causes. Timers and
  * promise chains started inside keep it: a call's `call_finished`, written when its grace period
  * ends long after the request that started it, still names the caller. Outside any request (the
  * restart recovery) it is `system`.

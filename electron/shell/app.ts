@@ -4,8 +4,8 @@
  * closes the gateway and the store before the app quits.
  */
 import { IPC_EVENT_CHANNEL } from '../../shared/ipc';
-import type { HttpGateway } from '../gateway/http';
-import { createIpcDispatcher } from '../gateway/ipc';
+import type { HttpGateway } from '../transports/http';
+import { createIpcDispatcher } from '../transports/ipc';
 import { createHost, type Host } from '../host';
 import { APP_NAME } from '../paths';
 import { announce, createLogger, parseServeOptions, startServer } from '../server';

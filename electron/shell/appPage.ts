@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isTrustedSender } from '../gateway/ipc';
+import { isTrustedSender } from '../transports/ipc';
 
 export const PRELOAD_PATH = join(__dirname, 'preload.cjs');
 export const RENDERER_DIR = join(__dirname, 'renderer');

@@ -1,5 +1,5 @@
 /** The operator's confirmation in the desktop app: a native dialog the page can neither draw nor answer. */
-import { confirmationPrompt, type ConfirmationRequest } from '../gateway/ipc';
+import { confirmationPrompt, type ConfirmationRequest } from '../transports/ipc';
 import type { ElectronApi } from './electronApi';
 
 export async function confirmWithDialog(

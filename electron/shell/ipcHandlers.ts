@@ -1,7 +1,7 @@
 /** The gateway's operations on their IPC channels, answered only for Capstan's own page. */
 import { operations, type OperationName } from '../../shared/api';
 import { ipcChannel } from '../../shared/ipc';
-import type { IpcDispatcher } from '../gateway/ipc';
+import type { IpcDispatcher } from '../transports/ipc';
 import type { Logger } from '../logger';
 import { isAppPage } from './appPage';
 

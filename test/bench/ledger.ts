@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startHttpGateway } from '../../electron/gateway/http';
+import { startHttpGateway } from '../../electron/transports/http';
 import { createHost } from '../../electron/host';
 import { Ledger, LedgerHead, loadLedgerKey } from '../../electron/runtime/ledger';
 import { createLogger } from '../../electron/server';

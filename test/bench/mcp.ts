@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import autocannon from 'autocannon';
 import pino from 'pino';
-import { dispatch } from '../../electron/gateway/api';
+import { dispatch } from '../../electron/services/api';
 import { createHost } from '../../electron/host';
 
 const resolve = createRequire(import.meta.url).resolve;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_EVENT_STREAMS, STREAM_BUFFER_LIMIT_BYTES } from '../../electron/gateway/eventStream';
+import { MAX_EVENT_STREAMS, STREAM_BUFFER_LIMIT_BYTES } from '../../electron/transports/eventStream';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { neverReading } from '../support/rawHttp';
 import { skill, skillsDir, type SkillsDir } from '../support/skills';

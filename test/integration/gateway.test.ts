@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
-import { asCapstanError, errorEnvelope } from '../../electron/gateway/api';
-import { BODY_LIMIT_BYTES } from '../../electron/gateway/http';
+import { asCapstanError, errorEnvelope } from '../../electron/services/api';
+import { BODY_LIMIT_BYTES } from '../../electron/transports/http';
 import { errorCodes } from '../../shared/errors';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { testTool } from '../support/runtime';

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readGatewayFile } from '../../electron/gateway/mcp/localGateway';
+import { readGatewayFile } from '../../electron/gatewayFile';
 import { connectStdio, type McpTestClient } from '../support/mcpClient';
 import { waitFor } from '../support/mcp';
 import { CAPSTAN_TOOL_NAMES, walkDiscovery, writeFlowSkill } from '../support/mcpFlow';

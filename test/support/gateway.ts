@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { HttpGateway } from '../../electron/gateway/http';
+import type { HttpGateway } from '../../electron/transports/http';
 import { createHost, type Host } from '../../electron/host';
 import { startServer } from '../../electron/server';
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalView } from '../../shared/approvals';
-import { Approvals, MAX_PENDING_APPROVALS, type ApprovalWait } from '../../electron/gateway/approvals';
+import { Approvals, MAX_PENDING_APPROVALS, type ApprovalWait } from '../../electron/services/approvals';
 import type { RunningTask } from '../../electron/runtime/task';
 import { runtimeFixture, testTool, type RuntimeFixture } from '../support/runtime';
 

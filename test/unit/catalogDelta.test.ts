@@ -12,7 +12,7 @@ import type { CatalogView } from '../../shared/discovery';
 import { CatalogChanged } from '../../shared/events';
 import { mutableProvider, tool } from '../support/catalog';
 
-/** What `GET /catalog` answers (gateway/api.ts builds the same), with the providers still loading where the catalog names them. */
+/** What `GET /catalog` answers (services/api.ts builds the same), with the providers still loading where the catalog names them. */
 const viewOf = (catalog: Catalog): CatalogView => ({
   catalogGeneration: catalog.generation,
   loading: catalog.loading(),

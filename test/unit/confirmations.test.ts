@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIRMATION_TTL_MS, Confirmations } from '../../electron/gateway/confirmations';
+import { CONFIRMATION_TTL_MS, Confirmations } from '../../electron/services/confirmations';
 
 describe('confirmation challenges', () => {
   it('can be redeemed once, for the same tool and arguments', () => {

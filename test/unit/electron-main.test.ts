@@ -17,7 +17,7 @@ import type { Configuration } from 'electron-builder';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ipcChannels, type CapstanBridge } from '../../shared/ipc';
-import { createIpcDispatcher } from '../../electron/gateway/ipc';
+import { createIpcDispatcher } from '../../electron/transports/ipc';
 import { startApp, type Shell } from '../../electron/shell/app';
 import type { ElectronApi } from '../../electron/shell/electronApi';
 import { APP_URL } from '../../electron/shell/appPage';

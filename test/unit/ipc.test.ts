@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ApiHandlers } from '../../electron/gateway/api';
+import type { ApiHandlers } from '../../electron/services/api';
 import type { ToolDescriptor } from '../../shared/api';
 import {
   confirmationPrompt,
@@ -13,7 +13,7 @@ import {
   MAX_REVIEWABLE_ARGUMENTS,
   type Confirm,
   type ConfirmationRequest,
-} from '../../electron/gateway/ipc';
+} from '../../electron/transports/ipc';
 import { createHost, type Host } from '../../electron/host';
 import { CapstanError } from '../../shared/errors';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../electron/catalog/digest';
-import { authorize, bearerAuthenticator, ownsSession, sessionFor } from '../../electron/gateway/principal';
+import { authorize, bearerAuthenticator, ownsSession, sessionFor } from '../../electron/services/principal';
 import { Ledger, loadLedgerKey } from '../../electron/runtime/ledger';
 import { currentPrincipal, runAs } from '../../electron/runtime/principal';
 import { AgentTokens, AGENT_TOKEN_PREFIX } from '../../electron/store/agentTokens';

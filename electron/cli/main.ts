@@ -10,8 +10,8 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import type { LedgerEntry } from '../shared/ledger';
-import { HARN_USAGE, MCP_USAGE, OPERATOR_USAGE, TOKEN_USAGE } from './cliUsage';
+import type { LedgerEntry } from '../../shared/ledger';
+import { HARN_USAGE, MCP_USAGE, OPERATOR_USAGE, TOKEN_USAGE } from './usage';
 
 const usage = async (): Promise<string> => USAGE_HEAD + TOKEN_USAGE + MCP_USAGE + HARN_USAGE + OPERATOR_USAGE;
 
@@ -45,7 +45,7 @@ Commands:
 async function serve(args: string[]): Promise<void> {
   // The gateway's modules load with the host's, not after it: once the host exists its skills
   // are being read, and the gateway should listen without waiting behind them.
-  const [{ announce, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('./server'), import('./host'), import('./gateway/http')]);
+  const [{ announce, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('../server'), import('../host'), import('../transports/http')]);
   const options = parseServeOptions(args, process.env);
   const logger = createLogger(options.logLevel);
   // Reading 10,000 skills allocates fast, and V8 answers by growing the young generation to its
@@ -85,11 +85,11 @@ async function serve(args: string[]): Promise<void> {
 /** The ledger commands open the database directly, so they work with or without a running serve. */
 async function ledgerCommand(args: string[]): Promise<void> {
   const [{ defaultDataDir }, { Ledger, loadLedgerKey }, { UsageError }, { openDatabase }, { LEDGER_PROBLEM_NAMES }] = await Promise.all([
-    import('./paths'),
-    import('./runtime/ledger'),
-    import('./server'),
-    import('./store/database'),
-    import('../shared/ledger'),
+    import('../paths'),
+    import('../runtime/ledger'),
+    import('../server'),
+    import('../store/database'),
+    import('../../shared/ledger'),
   ]);
   const [sub, ...rest] = args;
   const { values } = parseArgs({
@@ -156,13 +156,13 @@ async function ledgerCommand(args: string[]): Promise<void> {
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve,
   ledger: ledgerCommand,
-  token: async (args) => (await import('./cliToken')).tokenCommand(args),
-  harn: async (args) => (await import('./harn/cli')).harnCommand(args),
+  token: async (args) => (await import('./token')).tokenCommand(args),
+  harn: async (args) => (await import('./harn')).harnCommand(args),
   // It starts `capstan serve` from this same file when no gateway runs.
-  mcp: async (args) => (await import('./gateway/mcp/stdio')).mcpCommand(args, fileURLToPath(import.meta.url)),
-  tools: async (args) => (await import('./operator/commands')).toolsCommand(args),
-  call: async (args) => (await import('./operator/commands')).callCommand(args),
-  tasks: async (args) => (await import('./operator/commands')).tasksCommand(args),
+  mcp: async (args) => (await import('./mcp')).mcpCommand(args, fileURLToPath(import.meta.url)),
+  tools: async (args) => (await import('./operator')).toolsCommand(args),
+  call: async (args) => (await import('./operator')).callCommand(args),
+  tasks: async (args) => (await import('./operator')).tasksCommand(args),
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -180,7 +180,7 @@ export async function main(argv: string[]): Promise<number> {
     await run(rest);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    const [{ UsageError }, { ConfigError }, { OperatorError }] = await Promise.all([import('./server'), import('./config'), import('./operator/errors')]);
+    const [{ UsageError }, { ConfigError }, { OperatorError }] = await Promise.all([import('../server'), import('../config'), import('./errors')]);
     const misuse = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`capstan ${command}: ${(error as Error).message}\n`);
     if (error instanceof OperatorError) return error.exitCode;

@@ -1,6 +1,6 @@
 /**
  * `capstan --help`: every command's usage, in one module that imports nothing, so printing it
- * loads none of the commands' code (electron/cli.ts imports a command's modules when it runs).
+ * loads none of the commands' code (electron/cli/main.ts imports a command's modules when it runs).
  */
 
 export const TOKEN_USAGE = `  token create --name NAME   Make a token for agent NAME (1-64 of A-Z a-z 0-9 _ . -) and print it

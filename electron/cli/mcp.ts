@@ -15,11 +15,10 @@ import type { Progress } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from '../../paths';
-import { readTokenFile, UsageError } from '../../server';
+import { defaultDataDir } from '../paths';
+import { readTokenFile, UsageError } from '../server';
 import { findOrStartGateway } from './localGateway';
-import { CAPSTAN_TOOL_DESCRIPTORS } from './tools';
-import { INSTRUCTIONS, SERVER_INFO } from './server';
+import { CAPSTAN_TOOL_DESCRIPTORS, INSTRUCTIONS, SERVER_INFO } from '../../shared/mcpTools';
 import { GatewayUnreachable, Upstream } from './upstream';
 
 /**

@@ -17,18 +17,10 @@ import { CapstanError } from '../../../shared/errors';
 import type { Principal } from '../../../shared/principal';
 import type { EventBus } from '../../events';
 import type { Logger } from '../../logger';
-import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../api';
+import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../../services/api';
 import type { LoadedTools } from './loadedTools';
 import { callProgress } from './progress';
-import { CAPSTAN_TOOL_DESCRIPTORS, CAPSTAN_TOOLS } from './tools';
-
-export const SERVER_INFO = { name: 'capstan', title: 'Capstan', version: '0.1.0' };
-
-export const INSTRUCTIONS =
-  'Capstan is a capability gateway. Find tools and skills with capabilities_search or capabilities_list, ' +
-  'read a contract with capabilities_inspect, then load a tool with tools_load and run it with capability_call ' +
-  '(skills: search, inspect, then skills_activate). Pass references exactly as they were returned; on ' +
-  'STALE_CAPABILITY, discover again. Calls to tools that need confirmation wait for the operator.';
+import { CAPSTAN_TOOL_DESCRIPTORS, CAPSTAN_TOOLS, INSTRUCTIONS, SERVER_INFO } from '../../../shared/mcpTools';
 
 /** Who is asking, as the HTTP entry established it. */
 export interface McpCaller {

@@ -6,7 +6,7 @@
  * old one loaded is gone, so the host is told its tool list changed.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { SERVER_INFO } from './server';
+import { SERVER_INFO } from '../../shared/mcpTools';
 
 interface Connection {
   client: Client;

@@ -1,16 +1,14 @@
 /**
- * How a local client finds the gateway of a data dir, or starts one: `<data dir>/gateway.json`
- * holds `{ url, pid, startedAt }`, written owner-only when a gateway starts listening and removed
- * when it closes. It holds no token: whoever connects brings their own (an agent its agent
- * token), so reading it grants nothing. `capstan mcp` uses it, so every agent of a data dir
- * reaches the same gateway, hence one runtime and one ledger.
+ * How a local client finds the gateway of a data dir (gatewayFile.ts), or starts one. `capstan
+ * mcp` uses it, so every agent of a data dir reaches the same gateway, hence one runtime and one
+ * ledger.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readGatewayFile, type GatewayFile } from '../gatewayFile';
 
-export const GATEWAY_FILE = 'gateway.json';
 /** Where a gateway `capstan mcp` started writes its output, the console URL line included (owner-only). */
 export const GATEWAY_LOG = 'gateway.log';
 const LOCK_FILE = 'gateway.json.lock';
@@ -18,33 +16,6 @@ const LOCK_FILE = 'gateway.json.lock';
 const START_TIMEOUT_MS = 30_000;
 /** A start lock older than this was left by a process that died while starting one. */
 const STALE_LOCK_MS = 60_000;
-
-export interface GatewayFile {
-  url: string;
-  pid: number;
-  startedAt: string;
-}
-
-/** Announces a listening gateway; the returned function withdraws the file if it is still this process's. */
-export function writeGatewayFile(dataDir: string, url: string): () => void {
-  const path = join(dataDir, GATEWAY_FILE);
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ url, pid: process.pid, startedAt: new Date().toISOString() } satisfies GatewayFile)}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
-  return () => {
-    if (readGatewayFile(dataDir)?.pid === process.pid) rmSync(path, { force: true });
-  };
-}
-
-/** The file's content, or undefined when it is absent or unreadable. */
-export function readGatewayFile(dataDir: string): GatewayFile | undefined {
-  try {
-    const parsed = JSON.parse(readFileSync(join(dataDir, GATEWAY_FILE), 'utf8')) as Partial<GatewayFile>;
-    return typeof parsed.url === 'string' && Number.isInteger(parsed.pid) ? (parsed as GatewayFile) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The announced gateway if it answers; a file left by a gateway that was killed answers nothing. */
 export async function liveGateway(dataDir: string): Promise<GatewayFile | undefined> {

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
 import type { HarnUpdate } from '../../shared/harn';
 import { TERMINAL_STATES, type TaskView } from '../../shared/tasks';
-import { liveGateway } from '../gateway/mcp/localGateway';
+import { liveGateway } from './localGateway';
 import { defaultDataDir } from '../paths';
 import { readTokenFile, UsageError } from '../server';
 

@@ -11,7 +11,7 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { EventBus } from '../../events';
-import type { ApprovalWait } from '../approvals';
+import type { ApprovalWait } from '../../services/approvals';
 
 export interface CallProgress {
   onWaiting: (wait: ApprovalWait) => void;

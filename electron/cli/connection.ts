@@ -4,7 +4,7 @@
  * `capstan harn` find it; never started from here). The token is the operator's, from
  * `--token-file`, CAPSTAN_TOKEN_FILE or CAPSTAN_TOKEN, as for `capstan serve`.
  */
-import { liveGateway } from '../gateway/mcp/localGateway';
+import { liveGateway } from './localGateway';
 import { defaultDataDir } from '../paths';
 import { readTokenFile, UsageError } from '../server';
 import { EXIT, OperatorError } from './errors';

@@ -10,7 +10,7 @@
  * way: a listed tool is called by its reference, which the call path verifies.
  */
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
-import { CAPSTAN_TOOLS, type McpTool } from './tools';
+import { CAPSTAN_TOOLS, type McpTool } from '../../../shared/mcpTools';
 
 /** Sessions remembered at once; the least recently used is forgotten first (its client re-loads). */
 const MAX_SESSIONS = 500;

@@ -34,7 +34,7 @@ export interface ToolCall {
 export interface CallContext {
   requestId: string;
   log: Logger;
-  /** Who the operation runs for (gateway/principal.ts); dispatch also makes it `currentPrincipal()` for everything it runs. */
+  /** Who the operation runs for (services/principal.ts); dispatch also makes it `currentPrincipal()` for everything it runs. */
   principal: Principal;
   /** Told while an agent's call waits for the operator's approval: at once, then every 5 s (the MCP entry sends progress). */
   onWaiting?: ((wait: ApprovalWait) => void) | undefined;

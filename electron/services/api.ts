@@ -32,7 +32,7 @@ import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Approvals } from './approvals';
 import type { Confirmations } from './confirmations';
 import { searchCatalog, type Discovery } from './discovery';
-import { createToolCaller, type CallContext } from './toolCalls';
+import { createToolCaller, type CallContext } from './calls';
 import { assertOwnsTask, authorize, defaultSession, forbidden, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 

@@ -16,8 +16,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import type { Principal } from '../../../shared/principal';
 import type { EventBus } from '../../events';
-import { dispatch, type ApiHandlers } from '../api';
-import { sessionFor } from '../principal';
+import { dispatch, type ApiHandlers } from '../../services/api';
+import { sessionFor } from '../../services/principal';
 import { LoadedTools } from './loadedTools';
 import { createCapstanServer, type McpCaller } from './server';
 

@@ -23,8 +23,8 @@ import type { Ledger } from '../runtime/ledger';
 import { ZodUndefined } from 'zod';
 import { OPERATOR, type Principal } from '../../shared/principal';
 import type { AgentTokens } from '../store/agentTokens';
-import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from './api';
-import { authorize, bearerAuthenticator, forbidden } from './principal';
+import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from '../services/api';
+import { authorize, bearerAuthenticator, forbidden } from '../services/principal';
 import { matchesIfNoneMatch } from '../catalog/catalogView';
 import { MAX_EVENT_STREAMS, streamEvents } from './eventStream';
 import { MCP_PATH, mcpEndpoint } from './mcp/http';
@@ -66,7 +66,7 @@ declare module 'fastify' {
     requestId: string;
     /**
      * Who the bearer token stands for, set by the token check on every route behind it
-     * (gateway/principal.ts); undefined elsewhere, so a route outside that scope cannot pass for
+     * (services/principal.ts); undefined elsewhere, so a route outside that scope cannot pass for
      * the operator by mistake: read it with `principalOf(request)`.
      */
     principal: Principal | undefined;
@@ -191,7 +191,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         },
       });
     }
-    // MCP over Streamable HTTP (gateway/mcp/): behind the same token check, as its principal.
+    // MCP over Streamable HTTP (transports/mcp/): behind the same token check, as its principal.
     const mcp = mcpEndpoint(options.handlers, options.events);
     api.addHook('onClose', () => mcp.close());
     knownRoute(MCP_PATH, 'GET', 'POST', 'DELETE');

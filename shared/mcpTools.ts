@@ -1,12 +1,15 @@
 /**
+ * Capstan as an MCP server, as every side sees it (the host's `/mcp`, the `capstan mcp` relay):
+ * its serverInfo, its instructions and its tools.
+ *
  * The tools Capstan serves over MCP: the seed's five discovery operations and `capability_call`,
  * each one gateway operation. Their input schemas are the operations' own (shared/discovery.ts)
  * less what the entry decides for the client (the session and task it runs in, the operator's
  * direct `/name` activation), so what an agent may send and what dispatch accepts cannot drift.
  */
 import { z } from 'zod';
-import type { OperationName } from '../../../shared/api';
-import { CapabilityReference } from '../../../shared/capability';
+import type { OperationName } from './api';
+import { CapabilityReference } from './capability';
 import {
   CapabilitiesInspectInput,
   CapabilitiesListInput,
@@ -15,7 +18,7 @@ import {
   DEFAULT_PAGE_SIZE,
   SkillsActivateInput,
   ToolsLoadInput,
-} from '../../../shared/discovery';
+} from './discovery';
 
 /** MCP's Tool descriptor, as `tools/list` sends it. */
 export interface McpTool {
@@ -127,3 +130,11 @@ export const CAPSTAN_TOOLS: ReadonlyMap<string, CapstanTool> = new Map(
 );
 
 export const CAPSTAN_TOOL_DESCRIPTORS: readonly McpTool[] = [...CAPSTAN_TOOLS.values()].map((tool) => tool.descriptor);
+
+export const SERVER_INFO = { name: 'capstan', title: 'Capstan', version: '0.1.0' };
+
+export const INSTRUCTIONS =
+  'Capstan is a capability gateway. Find tools and skills with capabilities_search or capabilities_list, ' +
+  'read a contract with capabilities_inspect, then load a tool with tools_load and run it with capability_call ' +
+  '(skills: search, inspect, then skills_activate). Pass references exactly as they were returned; on ' +
+  'STALE_CAPABILITY, discover again. Calls to tools that need confirmation wait for the operator.';

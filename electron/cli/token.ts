@@ -4,11 +4,11 @@
  * request (it reads the table on every request).
  */
 import { parseArgs } from 'node:util';
-import { AgentName } from '../shared/principal';
-import { defaultDataDir } from './paths';
-import { UsageError } from './server';
-import { AgentTokens } from './store/agentTokens';
-import { openDatabase } from './store/database';
+import { AgentName } from '../../shared/principal';
+import { defaultDataDir } from '../paths';
+import { UsageError } from '../server';
+import { AgentTokens } from '../store/agentTokens';
+import { openDatabase } from '../store/database';
 
 export async function tokenCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;

@@ -9,7 +9,7 @@ import { CapstanError } from '../../shared/errors';
 import type { IpcReply } from '../../shared/ipc';
 import { OPERATOR } from '../../shared/principal';
 import type { Logger } from '../logger';
-import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext, type Reply } from './api';
+import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext, type Reply } from '../services/api';
 
 /**
  * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
