@@ -114,8 +114,9 @@ test('the dock follows the dark colour scheme', async ({ consolePage, page }) =>
   await expect.poll(() => dockBackground(page)).not.toBe(light);
 });
 
-// For the README, like the console screenshot in execute.spec.ts: build/ only with CAPSTAN_SCREENSHOT=1.
-test('screenshot of the Tasks and Ledger views after a superseded task (for the README)', async ({ consolePage, page, capstan }, testInfo) => {
+// For the README, like the console screenshot in execute.spec.ts: written to build/. Tagged
+// @screenshot, it runs only under `npm run screenshot` (see playwright.config.ts).
+test('screenshot of the Tasks and Ledger views after a superseded task (for the README)', { tag: '@screenshot' }, async ({ consolePage, page, capstan }) => {
   await gatewayApi(capstan, 'POST', '/tasks', { action: 'start', title: 'printer offline on floor 3', input: 'Users on floor 3 cannot print.' });
   await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'local_status' });
   await gatewayApi(capstan, 'POST', '/tasks', { action: 'steer', text: 'check the switch port first' });
@@ -126,9 +127,8 @@ test('screenshot of the Tasks and Ledger views after a superseded task (for the 
   await consolePage.openTasks();
   await page.getByRole('region', { name: 'Activity' }).getByRole('button', { name: 'Maximize' }).click();
   await expect(consolePage.activeTask()).toContainText('replace the floor 3 printer');
-  const shot = (name: string) => (process.env.CAPSTAN_SCREENSHOT === '1' ? screenshotFile(name) : testInfo.outputPath(`${name}.png`));
-  await page.screenshot({ path: shot('tasks') });
+  await page.screenshot({ path: screenshotFile('tasks') });
   await consolePage.openLedger();
   await expect(consolePage.ledgerRows().first()).toBeVisible();
-  await page.screenshot({ path: shot('ledger') });
+  await page.screenshot({ path: screenshotFile('ledger') });
 });
