@@ -1,6 +1,7 @@
 /**
  * Every error code a Capstan client can see, with its HTTP status and meaning.
- * One table for the gateway, the IPC handlers, the console and the README.
+ * One table for the gateway, the IPC handlers, the console and the docs: docs/reference.md is
+ * generated from it (`npm run docs`, build/reference.ts), so each code needs its meaning here.
  */
 export const errorCodes = {
   BAD_REQUEST: {
@@ -27,7 +28,7 @@ export const errorCodes = {
   HEADERS_TOO_LARGE: { status: 431, meaning: "The request line and headers are over Node's 16 KiB limit (a very long URL lands here too)." },
   TOOL_NOT_FOUND: { status: 404, meaning: 'No tool is registered under exactly this name (no fuzzy matching).' },
   ARGUMENT_MISSING: { status: 400, meaning: 'A required argument is absent; the message is `ARGUMENT_MISSING: <field>`.' },
-  ARGUMENT_INVALID: { status: 400, meaning: 'An argument does not match the input schema; the message names the field.' },
+  ARGUMENT_INVALID: { status: 400, meaning: 'An argument does not match the input schema (JSON Schema 2020-12); the message and `field` name the field.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is over 1 MiB.' },
   CONFIRMATION_REQUIRED: {
     status: 428,
@@ -100,11 +101,14 @@ export const errorCodes = {
     meaning:
       'http_check will not connect to a loopback, private, link-local, multicast or other special-purpose address, however it is spelled or whatever the name resolves to, unless config.json allows it (`httpCheck.allow`); `host`, `address` and `range` say what was refused.',
   },
-  TOOL_FAILED: { status: 500, meaning: 'The tool threw or timed out; the gateway stays up.' },
+  TOOL_FAILED: {
+    status: 500,
+    meaning: "The tool threw or timed out (each tool has a deadline, 10 s by default; an MCP server's `timeoutMs` without an answer or progress); the gateway stays up.",
+  },
   TOOL_ERROR: {
     status: 502,
     meaning:
-      'The MCP server ran the tool and reported a failure (`isError`); `result` carries its answer (`content`, and `structuredContent` when sent) as the server sent it.',
+      'The MCP server ran the tool and reported a failure (`isError`); `error.result` carries its answer (`content`, and `structuredContent` when sent) as the server sent it.',
   },
   RESULT_TOO_LARGE: {
     status: 502,
@@ -128,7 +132,7 @@ export const errorCodes = {
   GATEWAY_UNREACHABLE: {
     status: 0,
     meaning:
-      'Client-side, never sent by the gateway: the request did not reach the gateway or its answer never came back (gateway stopped, network down). A tool call may or may not have run; look its requestId up in the ledger.',
+      'Reported by the console, `capstan mcp` and `capstan tools`/`call`/`tasks` (exit code 3), never sent by the gateway: the request did not reach the gateway or its answer never came back (gateway stopped, network down). A tool call may or may not have run; look its requestId up in the ledger.',
   },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
