@@ -2,6 +2,7 @@
 import type { CatalogView } from '../../shared/discovery';
 import type { CapstanServer } from './capstanServer';
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 import { writeSkill } from './skills';
 
 async function catalogOf(capstan: CapstanServer): Promise<CatalogView> {
@@ -92,7 +93,7 @@ test('revoking a tool asks first, then it shows as revoked, cannot run, and leav
   await expect(consolePage.tool('time_now')).toContainText('Revoked');
   await expect(detail.getByRole('button', { name: 'Execute' })).toHaveCount(0);
   await expect(detail).toContainText('the gateway refuses this tool everywhere');
-  await expect(consolePage.count('total')).toHaveText('7');
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total - 1));
   await expect(consolePage.count('revoked')).toHaveText('1');
 
   await detail.getByRole('button', { name: 'Inspect', exact: true }).click();
@@ -101,7 +102,7 @@ test('revoking a tool asks first, then it shows as revoked, cannot run, and leav
   await expect(drawer.getByRole('button', { name: 'Revoke…' })).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(consolePage.tool('time_now')).toHaveAttribute('data-state', 'executable');
-  await expect(consolePage.count('total')).toHaveText('8');
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
   await detail.getByRole('button', { name: 'Execute' }).click();
   await expect(consolePage.latestExecution).toContainText('ok');
 });

@@ -1,6 +1,7 @@
 /** The console at the sizes and themes operators use it in, and by keyboard alone. */
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 
 // Evaluated as strings: these run in the page, and the tests' TypeScript project has no DOM types.
 const hasHorizontalScroll = (page: Page) =>
@@ -43,9 +44,9 @@ test('at 900 px wide the layout stacks and nothing scrolls sideways', async ({ c
   await expect(page.getByRole('button', { name: 'Settings', exact: true })).toBeInViewport();
 });
 
-test('at 1440×900 eight capabilities are in view; at 1024 px the header keeps one line', async ({ consolePage, page }) => {
+test('at 1440×900 every builtin capability is in view; at 1024 px the header keeps one line', async ({ consolePage, page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
-  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
   for (const card of await consolePage.toolCards.all()) await expect(card).toBeInViewport({ ratio: 1 });
 
   await page.setViewportSize({ width: 1024, height: 768 });
@@ -64,7 +65,7 @@ test('at 1440×900 eight capabilities are in view; at 1024 px the header keeps o
 
 test('the theme follows the OS until the operator picks one, which is remembered', async ({ consolePage, page }) => {
   await page.emulateMedia({ colorScheme: 'light' });
-  await expect(consolePage.count('total')).toHaveText('8');
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
   const themes = page.getByRole('group', { name: 'Colour theme' });
   await expect(themes.getByRole('button', { name: 'System theme' })).toHaveAttribute('aria-pressed', 'true');
   const light = await bodyBackground(page);

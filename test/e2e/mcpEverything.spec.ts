@@ -8,6 +8,7 @@ import type { Locator } from '@playwright/test';
 import type { CatalogView } from '../../shared/discovery';
 import type { ConsolePage } from './consolePage';
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 import { gatewayApi } from './gatewayApi';
 import { everythingStdio, mcpConfig, whitelist } from './mcpServers';
 
@@ -38,7 +39,7 @@ test("every tool server-everything lists appears, with what it declared and what
   const tools = catalog.capabilities.filter((entry) => entry.contract.provider === 'everything');
   expect(tools.map((entry) => entry.contract.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'toggle-simulated-logging']));
   await expect(page.getByRole('combobox', { name: 'Provider' }).getByRole('option', { name: `everything (${tools.length})` })).toHaveCount(1);
-  await expect(consolePage.count('total')).toHaveText(String(8 + tools.length));
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total + tools.length));
 
   // echo: read-only, so low risk, no confirmation, not mutating; not whitelisted, so read-only in this console.
   const echo = await consolePage.select('echo');

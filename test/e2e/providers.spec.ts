@@ -1,5 +1,6 @@
 /** The Providers panel: each provider's figures and a switch that takes effect at once. */
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 
 test('disabling the builtin provider removes its tools from the list and the figures; enabling brings them back', async ({ consolePage, page }) => {
   await consolePage.select('time_now');
@@ -7,7 +8,7 @@ test('disabling the builtin provider removes its tools from the list and the fig
   const panel = page.getByRole('dialog', { name: 'Providers' });
   const builtin = panel.getByRole('listitem', { name: 'builtin' });
   await expect(builtin).toContainText('builtin');
-  await expect(builtin.getByTestId('tools')).toHaveText('8');
+  await expect(builtin.getByTestId('tools')).toHaveText(String(BUILTIN.total));
   await expect(builtin.getByTestId('skills')).toHaveText('0');
   await expect(builtin.getByTestId('diagnostics')).toHaveText('0');
   await expect(builtin.getByTestId('binding-generation')).toHaveText(/^\d+$/);
@@ -31,9 +32,9 @@ test('disabling the builtin provider removes its tools from the list and the fig
   await toggle.check();
   await expect(toggle).toBeChecked();
   await page.keyboard.press('Escape');
-  await expect(consolePage.toolCards).toHaveCount(8);
-  await expect(consolePage.count('total')).toHaveText('8');
-  await expect(consolePage.count('direct')).toHaveText('7');
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
+  await expect(consolePage.count('direct')).toHaveText(String(BUILTIN.direct));
   // The selection survived: the tool is back in the detail pane, runnable.
   await consolePage.detail('time_now').getByRole('button', { name: 'Execute' }).click();
   await expect(consolePage.latestExecution).toContainText('ok');

@@ -1,19 +1,20 @@
 /** The registry dashboard: figures, tool states and filters, all from what the gateway returns. */
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 
-test('the header shows the registry figures: 8 tools, 7 with no confirmation (2 unlocked here), 1 needing confirmation; a whitelist change updates them at once', async ({
+test('the header shows the registry figures: the builtin tools, those with no confirmation (the default whitelist unlocked here), those needing confirmation; a whitelist change updates them at once', async ({
   consolePage,
   page,
 }) => {
   const summary = page.getByRole('banner').getByLabel('Registry summary');
-  await expect(summary).toContainText('Tools8');
-  await expect(summary).toContainText('No confirmation7');
-  await expect(summary).toContainText('unlocked here2');
-  await expect(summary).toContainText('Need confirmation1');
-  await expect(consolePage.count('total')).toHaveText('8');
-  await expect(consolePage.count('direct')).toHaveText('7');
-  await expect(consolePage.count('unlocked')).toHaveText('2');
-  await expect(consolePage.count('confirm')).toHaveText('1');
+  await expect(summary).toContainText(`Tools${BUILTIN.total}`);
+  await expect(summary).toContainText(`No confirmation${BUILTIN.direct}`);
+  await expect(summary).toContainText(`unlocked here${BUILTIN.unlocked}`);
+  await expect(summary).toContainText(`Need confirmation${BUILTIN.needConfirm}`);
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
+  await expect(consolePage.count('direct')).toHaveText(String(BUILTIN.direct));
+  await expect(consolePage.count('unlocked')).toHaveText(String(BUILTIN.unlocked));
+  await expect(consolePage.count('confirm')).toHaveText(String(BUILTIN.needConfirm));
   await expect(consolePage.count('generation')).toHaveText(/^\d+$/);
 
   // Whitelisting a tool unlocks it here; what needs confirmation does not change.
@@ -22,17 +23,17 @@ test('the header shows the registry figures: 8 tools, 7 with no confirmation (2 
   await settings.getByRole('checkbox', { name: /note_add/ }).check();
   await settings.getByRole('button', { name: 'Save' }).click();
   await expect(settings).toBeHidden();
-  await expect(consolePage.count('unlocked')).toHaveText('3');
-  await expect(consolePage.count('direct')).toHaveText('7');
-  await expect(consolePage.count('confirm')).toHaveText('1');
+  await expect(consolePage.count('unlocked')).toHaveText(String(BUILTIN.unlocked + 1));
+  await expect(consolePage.count('direct')).toHaveText(String(BUILTIN.direct));
+  await expect(consolePage.count('confirm')).toHaveText(String(BUILTIN.needConfirm));
   await expect(consolePage.tool('note_add')).toContainText('Executable here');
 });
 
-test('by default 2 tools are executable, 5 read-only and 1 locked', async ({ consolePage }) => {
-  await expect(consolePage.toolCards).toHaveCount(8);
-  await expect(consolePage.toolsInState('executable')).toHaveCount(2);
-  await expect(consolePage.toolsInState('read-only')).toHaveCount(5);
-  await expect(consolePage.toolsInState('locked')).toHaveCount(1);
+test('by default the whitelisted tools are executable, the other tools without confirmation read-only and those needing confirmation locked', async ({ consolePage }) => {
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
+  await expect(consolePage.toolsInState('executable')).toHaveCount(BUILTIN.unlocked);
+  await expect(consolePage.toolsInState('read-only')).toHaveCount(BUILTIN.direct - BUILTIN.unlocked);
+  await expect(consolePage.toolsInState('locked')).toHaveCount(BUILTIN.needConfirm);
 
   await expect(consolePage.tool('time_now')).toHaveAttribute('data-state', 'executable');
   await expect(consolePage.tool('local_status')).toHaveAttribute('data-state', 'executable');
@@ -74,15 +75,15 @@ test('the risk filters show low-risk tools, tools needing confirmation, or all',
   await consolePage.filterButton('Low risk').click();
   await expect(consolePage.filterButton('Low risk')).toHaveAttribute('aria-pressed', 'true');
   await expect(consolePage.filterButton('All')).toHaveAttribute('aria-pressed', 'false');
-  await expect(consolePage.toolCards).toHaveCount(7);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.lowRisk);
   await expect(consolePage.tool('http_check')).toHaveCount(0);
 
   await consolePage.filterButton('Confirmation required').click();
-  await expect(consolePage.toolCards).toHaveCount(1);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.needConfirm);
   await expect.poll(() => consolePage.visibleToolNames()).toEqual(['http_check']);
 
   await consolePage.filterButton('All').click();
-  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
 });
 
 test('the text filter matches names, descriptions and tags, and says when nothing matches', async ({ consolePage, page }) => {
@@ -96,7 +97,7 @@ test('the text filter matches names, descriptions and tags, and says when nothin
   await expect(page.getByText('No capability matches “todo” under the Confirmation required filter.')).toBeVisible();
 
   await page.getByRole('button', { name: 'Clear filters' }).click();
-  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
   await expect(consolePage.filterInput).toHaveValue('');
   await expect(consolePage.filterButton('All')).toHaveAttribute('aria-pressed', 'true');
 });

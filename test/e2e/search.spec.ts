@@ -1,5 +1,6 @@
 /** The search box: lexical-v1 over the whole catalog from the gateway, ranked, highlighted, faceted. */
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 import { writeSkill } from './skills';
 
 test('typing "note search" puts note_search first and marks the matched terms', async ({ consolePage, page }) => {
@@ -24,7 +25,7 @@ test('a nonsense query says plainly that nothing matched lexically, and Clear se
 
   await page.getByRole('button', { name: 'Clear search' }).click();
   await expect(consolePage.filterInput).toHaveValue('');
-  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
 });
 
 test('each keystroke asks the gateway at once, and the list answers the last query', async ({ consolePage, page }) => {
@@ -50,25 +51,25 @@ const skillsTest = test.extend({
 });
 
 skillsTest('skills are listed with tools, with a kind badge; kind and provider facets narrow the list and show counts', async ({ consolePage, page }) => {
-  await expect(consolePage.toolCards).toHaveCount(10);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total + 2);
   const skill = consolePage.tool('release-checklist');
   await expect(skill).toHaveAttribute('data-state', 'skill');
   await expect(skill).toContainText('Skill');
   await expect(skill).toContainText('Inspect only');
   // Skills do not change the foundation's tool figures.
-  await expect(consolePage.count('total')).toHaveText('8');
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
   await expect(consolePage.count('skills')).toHaveText('2');
 
   const kinds = page.getByRole('group', { name: 'Filter by kind' });
-  await expect(kinds.getByRole('button', { name: 'Tools 8' })).toBeVisible();
+  await expect(kinds.getByRole('button', { name: `Tools ${BUILTIN.total}` })).toBeVisible();
   await kinds.getByRole('button', { name: 'Skills 2' }).click();
   await expect.poll(() => consolePage.visibleToolNames()).toEqual(['incident-triage', 'release-checklist']);
 
   await kinds.getByRole('button', { name: /^All kinds/ }).click();
   const provider = page.getByLabel('Provider');
-  await expect(provider.locator('option')).toHaveText(['All providers (10)', 'builtin (8)', 'skills (2)']);
+  await expect(provider.locator('option')).toHaveText([`All providers (${BUILTIN.total + 2})`, `builtin (${BUILTIN.total})`, 'skills (2)']);
   await provider.selectOption('builtin');
-  await expect(consolePage.toolCards).toHaveCount(8);
+  await expect(consolePage.toolCards).toHaveCount(BUILTIN.total);
 
   // Facet counts follow the search: "checklist" matches one skill and no builtin tool.
   await consolePage.filterInput.fill('checklist');

@@ -1,6 +1,7 @@
 /** The whitelist: edited in Settings, kept by the gateway, so it outlives reloads and restarts. */
 import { startCapstan } from './capstanServer';
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 
 test('adding todo_list to the whitelist survives a reload and a gateway restart', async ({ consolePage, page, capstan, dataDir, pageProblems }) => {
   // Stopping the gateway cuts the page's live event stream, and the page tries to reconnect
@@ -55,7 +56,7 @@ test('tools that need confirmation cannot be whitelisted, and Settings says why'
   const settings = consolePage.settingsDialog();
   // Focus moves into the dialog, on its first tab, and Escape closes it.
   await expect(settings.getByRole('tab', { name: 'One-click tools' })).toBeFocused();
-  await expect(settings.getByRole('checkbox')).toHaveCount(7);
+  await expect(settings.getByRole('checkbox')).toHaveCount(BUILTIN.direct);
   await expect(settings.getByRole('checkbox', { name: /http_check/ })).toHaveCount(0);
   await expect(settings).toContainText('http_check');
   await expect(settings).toContainText('cannot be whitelisted');

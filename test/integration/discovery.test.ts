@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILTIN } from '../support/builtins';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { skill, skillsDir, type SkillsDir } from '../support/skills';
 
@@ -47,8 +48,8 @@ describe('capabilities_list', () => {
     const all = await discover('capabilities_list', { sessionId: 's-list', limit: 100 });
     expect(seen).toEqual(all.body.items.map((i: Json) => i.reference.id));
     expect(new Set(seen).size).toBe(seen.length);
-    // 8 builtins + 31 model-discoverable skills; secret-ops is for manual /name use only.
-    expect(seen).toHaveLength(39);
+    // The builtins + 31 model-discoverable skills; secret-ops is for manual /name use only.
+    expect(seen).toHaveLength(BUILTIN.total + 31);
     expect(seen).not.toContain('skills:secret-ops');
   });
 

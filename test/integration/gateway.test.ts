@@ -4,6 +4,7 @@ import { asCapstanError, errorEnvelope } from '../../electron/services/api';
 import { BODY_LIMIT_BYTES } from '../../electron/transports/http';
 import { errorCodes } from '../../shared/errors';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { BUILTIN } from '../support/builtins';
 import { testTool } from '../support/runtime';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 import { rawExchange, rawRequest, type RawResponse } from '../support/rawHttp';
@@ -58,8 +59,9 @@ describe('GET /tools', () => {
     const body = (await response.json()) as { generation: number; tools: Record<string, unknown>[] };
     expect(body.generation).toBeGreaterThan(0);
     const builtins = body.tools.filter((tool) => tool.provider === 'builtin');
-    expect(builtins).toHaveLength(8);
-    expect(builtins.filter((tool) => !tool.needConfirm)).toHaveLength(7);
+    expect(builtins.map((tool) => tool.name)).toEqual(expect.arrayContaining(BUILTIN.names));
+    expect(builtins).toHaveLength(BUILTIN.total);
+    expect(builtins.filter((tool) => !tool.needConfirm)).toHaveLength(BUILTIN.direct);
     for (const tool of builtins) {
       expect(Object.keys(tool).sort()).toEqual(
         ['id', 'description', 'inputSchema', 'mutating', 'name', 'needConfirm', 'provider', 'returnExample', 'riskLevel', 'tags', 'title'].sort(),

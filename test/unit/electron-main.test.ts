@@ -29,6 +29,7 @@ import { registerIpc } from '../../electron/shell/ipcHandlers';
 import { menuTemplate } from '../../electron/shell/menu';
 import { restrictPermissions } from '../../electron/shell/permissions';
 import { createMainWindow } from '../../electron/shell/window';
+import { BUILTIN } from '../support/builtins';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 
@@ -416,7 +417,7 @@ describe('IPC', () => {
     const confirm = (request: Parameters<typeof confirmWithDialog>[2]) => confirmWithDialog(electron.dialog, parent as unknown as ElectronWindow, request);
     registerIpc(
       { handle: (channel, handler) => void handlers.set(channel, handler as Handler) },
-      createIpcDispatcher({ handlers: host.handlers, logger: host.logger, confirm }),
+      createIpcDispatcher({ handlers: host.handlers, logger: host.logger, ask: confirm }),
       host.logger,
     );
   });
@@ -456,13 +457,11 @@ describe('IPC', () => {
     expect(await invoke('capstan:saveSettings', { whitelist: [1, 2] })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
   });
 
-  it('lists the 8 builtin tools to our page', async () => {
+  it('lists the builtin tools to our page', async () => {
     const reply = await invoke('capstan:listTools', undefined);
     expect(reply.ok).toBe(true);
     const { tools } = reply.value as unknown as { tools: { name: string }[] };
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ['device_inspect', 'http_check', 'local_status', 'note_add', 'note_search', 'time_now', 'todo_add', 'todo_list'].sort(),
-    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...BUILTIN.names].sort());
   });
 
   describe('a call that needs confirmation', () => {
