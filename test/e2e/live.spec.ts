@@ -7,6 +7,7 @@ import type { CatalogView } from '../../shared/discovery';
 import { startCapstan } from './capstanServer';
 import { ConsolePage } from './consolePage';
 import { expect, test } from './fixtures';
+import { BUILTIN } from '../support/builtins';
 import { gatewayApi } from './gatewayApi';
 import { writeSkill, writeSkillFile } from './skills';
 
@@ -60,7 +61,7 @@ liveTest('a new valid skill appears in the list, the figures and a running searc
   await expect(consolePage.tool('rollback-plan')).toBeVisible();
   await expect(consolePage.tool('rollback-plan')).toHaveAttribute('data-state', 'skill');
   await expect(consolePage.count('skills')).toHaveText('1');
-  await expect(consolePage.count('total')).toHaveText('8');
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
   expect(Number(await consolePage.count('generation').textContent())).toBeGreaterThan(generation);
   expect(await stillSamePage(page)).toBe(true);
 });
@@ -116,17 +117,49 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   }
 });
 
+/**
+ * Records, in the page, the text of every `GET /events` response as it arrives: the page's own
+ * stream, read through a tee so the console reads it as before. The test can then wait for an
+ * event to have reached the page, which otherwise leaves no sign until the page acts on it.
+ * A string: it runs in the page, and the tests' TypeScript project has no DOM types.
+ */
+const RECORD_EVENT_STREAM = `(() => {
+  window.__capstanEventText = '';
+  const fetchBefore = window.fetch;
+  window.fetch = async (...args) => {
+    const response = await fetchBefore(...args);
+    const url = new URL(args[0] instanceof Request ? args[0].url : String(args[0]), location.href);
+    if (url.pathname !== '/events' || !response.body) return response;
+    const [forPage, forTest] = response.body.tee();
+    Object.defineProperty(response, 'body', { value: forPage });
+    (async () => {
+      const reader = forTest.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ done: true }));
+        if (done) return;
+        window.__capstanEventText += value;
+      }
+    })();
+    return response;
+  };
+})()`;
+
 test('a change made after the gateway answered the first catalog read, heard before the answer arrived, still shows', async ({ page, capstan }) => {
   // As an MCP server listing its tools while a slow page's first read is on its way: the answer is
   // held until the change's event has reached the page, so it arrives older than what the page heard.
   // page.route only delays the real gateway's own answer (route.fetch); nothing is faked, and no
   // other way can hold one read back while the event stream stays live.
+  await page.addInitScript({ content: RECORD_EVENT_STREAM });
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let answered!: () => void;
   const answer = new Promise<void>((resolve) => (answered = resolve));
+  // Every read the page makes: whether the gateway answered it after the change, and how.
+  let changed = false;
+  const reads: { afterChange: boolean; status: number }[] = [];
   await page.route('**/catalog', async (route) => {
     const response = await route.fetch();
+    reads.push({ afterChange: changed, status: response.status() });
     answered();
     await released;
     await route.fulfill({ response });
@@ -137,10 +170,20 @@ test('a change made after the gateway answered the first catalog read, heard bef
   await answer;
   await streamOpen;
   const generation = (await gatewayApi<CatalogView>(capstan, 'POST', '/catalog/revoked', { id: 'builtin:time_now', revoked: true })).catalogGeneration;
-  // The event has no sign on the page before the answer is held; give it time to arrive.
-  await page.waitForTimeout(1000);
+  changed = true;
+  // The event leaves no sign on the page while the answer is held: wait until its text has reached
+  // the page's stream, so the answer is released after it, in the order this test is about.
+  const heard = () => page.evaluate<string>('window.__capstanEventText');
+  await expect.poll(heard, { timeout: 10_000 }).toContain(`"catalogGeneration":${generation}`);
+  expect(await heard()).toContain('"reason":"revoked"');
+  // So far the page has only the first read, answered before the change and still held.
+  expect(reads).toEqual([{ afterChange: false, status: 200 }]);
   release();
   await opening;
   await expect(consolePage.count('generation')).toHaveText(String(generation));
   await expect(consolePage.count('revoked')).toHaveText('1');
+  // The page read again once its stream had opened; the gateway had nothing newer to tell it (304):
+  // the change came from the event it heard, not from a later read.
+  expect(reads[0]).toEqual({ afterChange: false, status: 200 });
+  for (const read of reads.slice(1)) expect(read).toEqual({ afterChange: true, status: 304 });
 });
