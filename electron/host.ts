@@ -11,9 +11,11 @@ import { CatalogViews } from './catalog/catalogView';
 import { toolPolicy } from './catalog/toolPolicy';
 import { Cursors } from './catalog/cursor';
 import { readConfig, type CapstanConfig } from './config';
-import { createApiHandlers, type ApiHandlers } from './services/api';
+import { createApiHandlers, dispatch, type ApiHandlers } from './services/api';
 import { Approvals } from './services/approvals';
-import { Confirmations } from './services/confirmations';
+import { CallService } from './services/calls';
+import { Challenges } from './services/challenges';
+import { Confirmation } from './services/confirmation';
 import { createDiscovery } from './services/discovery';
 import { EventBus, progressReporter } from './events';
 import { HarnRuns } from './harn/runs';
@@ -132,7 +134,21 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     log: logger.child({ component: 'executions' }),
     onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
   });
-  const harn = new HarnRuns({ catalog, tasks, ledger, approvals, config: config.harn, graceMs: config.cancellation.graceMs, events });
+  const confirmation = new Confirmation(new Challenges(), approvals);
+  const calls = new CallService({ catalog, confirmation, tasks, ledger, history });
+  // Harn scripts call tools through the same dispatch as every other way in (a run starts only
+  // once the handlers below exist).
+  const harn = new HarnRuns({
+    catalog,
+    tasks,
+    approvals,
+    callTool: (input, context) => dispatch(handlers, 'callTool', input, context),
+    logger: logger.child({ component: 'harn' }),
+    config: config.harn,
+    graceMs: config.cancellation.graceMs,
+    events,
+  });
+  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history });
   return {
     dataDir,
     config,
@@ -147,7 +163,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     approvals,
     harn,
     history,
-    handlers: createApiHandlers({ db, catalog, confirmations: new Confirmations(), approvals, discovery, tasks, ledger, mcp, agents, harn, history }),
+    handlers,
     logger,
     close: async () => {
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.

@@ -4,17 +4,14 @@
  * no ipcRenderer, no generic send. Main checks the sender and the payload again.
  */
 import { contextBridge, ipcRenderer } from 'electron';
+import { refusal } from '../shared/envelope';
 import { IPC_EVENT_CHANNEL, ipcChannel, isOperationName, type CapstanBridge, type IpcReply } from '../shared/ipc';
 
 const bridge: CapstanBridge = {
   invoke: (operation, input) => {
     if (!isOperationName(operation)) {
       // An envelope, like every reply, so the console reports it as it reports any refusal.
-      const refused: IpcReply<typeof operation> = {
-        ok: false,
-        error: { code: 'BAD_REQUEST', message: `BAD_REQUEST: "${String(operation)}" is not a Capstan operation` },
-      };
-      return Promise.resolve(refused);
+      return Promise.resolve(refusal('BAD_REQUEST', `"${String(operation)}" is not a Capstan operation`) as IpcReply<typeof operation>);
     }
     return ipcRenderer.invoke(ipcChannel(operation), input);
   },

@@ -11,6 +11,24 @@ import { RiskLevel } from './capability';
 export const ApprovalStatus = z.enum(['pending', 'approved', 'denied', 'expired', 'withdrawn']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 
+/** A tool as the operator reviews it before it runs: what a confirmation dialog, an approval and a Harn permission show. */
+export const ReviewedTool = z.object({ id: z.string(), name: z.string(), title: z.string(), description: z.string(), riskLevel: RiskLevel, mutating: z.boolean() });
+export type ReviewedTool = z.infer<typeof ReviewedTool>;
+
+/**
+ * One call put to the operator, whichever way it is asked (the Electron dialog, the approvals
+ * queue, a Harn permission): who calls, in which task, the tool and exactly the arguments it runs with.
+ */
+export interface CallReview {
+  requestId: string;
+  /** Whose call it is: `operator`, or `agent:<name>` (an agent token, a Harn script). */
+  principal: string;
+  taskId: string;
+  sessionId: string;
+  tool: ReviewedTool;
+  arguments: Record<string, unknown>;
+}
+
 export const ApprovalView = z.object({
   id: z.string(),
   requestId: z.string(),
@@ -19,7 +37,7 @@ export const ApprovalView = z.object({
   sessionId: z.string(),
   taskId: z.string(),
   /** The tool as the call's task saw it: the review shows what will run. */
-  tool: z.object({ id: z.string(), name: z.string(), title: z.string(), description: z.string(), riskLevel: RiskLevel, mutating: z.boolean() }),
+  tool: ReviewedTool,
   /** Exactly the arguments an approval runs the call with. */
   arguments: z.record(z.string(), z.unknown()),
   /** SHA-256 of their canonical JSON: an approval may name it to say "these, and no others". */

@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { defaultDataDir } from '../paths';
 import { readTokenFile, UsageError } from '../server';
 import { findOrStartGateway } from './localGateway';
+import { refusal } from '../../shared/envelope';
 import { CAPSTAN_TOOL_DESCRIPTORS, INSTRUCTIONS, SERVER_INFO } from '../../shared/mcpTools';
 import { GatewayUnreachable, Upstream } from './upstream';
 
@@ -66,7 +67,8 @@ async function relay(gateway: () => Promise<string>, token: string, warn: (messa
         } catch (error) {
           if (!(error instanceof GatewayUnreachable)) throw error;
           // The model reads it as it reads any other failure of a call.
-          return { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: { ok: false, error: { code: 'GATEWAY_UNREACHABLE', message: error.message } } };
+          const envelope = refusal('GATEWAY_UNREACHABLE', GatewayUnreachable.reason);
+          return { isError: true, content: [{ type: 'text', text: envelope.error.message }], structuredContent: { ...envelope } };
         }
       });
       if (era === 'legacy') listening = server;

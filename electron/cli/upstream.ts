@@ -65,8 +65,9 @@ export class Upstream {
 
 /** The gateway did not answer: the call may or may not have run (its requestId is in the ledger if it did). */
 export class GatewayUnreachable extends Error {
+  static readonly reason = 'the Capstan gateway stopped answering; the call may or may not have run. The next call reconnects, in a new session: discover and load again';
   constructor(cause: unknown) {
-    super('GATEWAY_UNREACHABLE: the Capstan gateway stopped answering; the call may or may not have run. The next call reconnects, in a new session: discover and load again', { cause });
+    super(`GATEWAY_UNREACHABLE: ${GatewayUnreachable.reason}`, { cause });
   }
 }
 

@@ -13,40 +13,32 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { RiskLevel } from '../../shared/capability';
+import type { CallReview } from '../../shared/approvals';
 import { CapstanError, type ErrorCode } from '../../shared/errors';
 import type { Principal } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
-import { assertValidArguments } from '../catalog/contract';
-import { DEFAULT_TOOL_TIMEOUT_MS } from '../services/calls';
-import type { Ledger } from '../runtime/ledger';
+import type { Logger } from '../logger';
 import { runAs } from '../runtime/principal';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
+import type { Reply } from '../services/api';
+import type { CallContext } from '../services/calls';
 import { findHostTool, hostTools } from './hostTools';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
 import { applySessionUpdate, type UpdateLog } from './updates';
 
-/** One wait for the operator, as the approvals queue takes it (services/approvals.ts). */
-export interface HarnApprovalRequest {
-  requestId: string;
-  principal: string;
-  taskId: string;
-  sessionId: string;
-  tool: { id: string; name: string; title: string; description: string; riskLevel: RiskLevel; mutating: boolean };
-  arguments: Record<string, unknown>;
-}
-
 /** The approvals queue: resolves once the operator approves; throws for every other end. */
 export interface HarnApprovals {
-  wait(request: HarnApprovalRequest, options?: { signal?: AbortSignal | undefined }): Promise<Record<string, unknown>>;
+  wait(review: CallReview, options?: { signal?: AbortSignal | undefined }): Promise<Record<string, unknown>>;
 }
 
 export interface BridgeParts {
   catalog: Catalog;
   tasks: TaskRuntime;
-  ledger: Ledger;
   approvals: HarnApprovals;
+  /** The gateway's `callTool` operation (services/api.ts `dispatch`): the one call path. */
+  callTool(input: { tool: string; arguments: Record<string, unknown> }, context: CallContext): Promise<Reply<'callTool'>>;
+  logger: Logger;
 }
 
 /** The run a bridge answers for. */
@@ -83,7 +75,8 @@ const RAN_AND_FAILED: ReadonlySet<ErrorCode> = new Set(['TOOL_FAILED', 'TOOL_ERR
 /** ACP tool kinds that only read; any other kind (or none) may change something. */
 const READ_KINDS = ['read', 'search', 'think', 'fetch'];
 
-export function bridgeHandlers({ catalog, tasks, ledger, approvals }: BridgeParts, run: BridgeRun): Omit<RpcHandlers, 'problem'> {
+export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHandlers, 'problem'> {
+  const { catalog, tasks, approvals } = parts;
   const task = (): RunningTask => tasks.get(run.taskId).running();
   const asScript = <T>(work: () => T): T => runAs(run.principal, work);
 
@@ -101,59 +94,36 @@ export function bridgeHandlers({ catalog, tasks, ledger, approvals }: BridgePart
     return parsed.data;
   }
 
+  /**
+   * A script's tool call: one dispatch of `callTool` as the script's principal, scoped to the
+   * run's task and to the names `host/tools/list` gave it. The operator decides in Approvals.
+   */
   async function builtinCall(params: Record<string, unknown>): Promise<unknown> {
     const { name, args } = parse(BuiltinCallParams, 'builtin_call', params);
     const requestId = `harn-${randomUUID()}`;
     const payload = args[0] ?? {};
-    try {
-      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-        throw new CapstanError('ARGUMENT_INVALID', 'the payload must be a JSON object of the tool\'s arguments', { field: '(payload)' });
-      }
-      const result = await asScript(() => callTool(task(), name, payload as Record<string, unknown>, requestId));
+    const context: CallContext = {
+      requestId,
+      log: parts.logger.child({ requestId, transport: 'harn', taskId: run.taskId }),
+      principal: run.principal,
+      // Withdrawn when the run stops (its deadline, its end) as well as when its task does.
+      confirm: { kind: 'approval', signal: run.stopped },
+      scope: { taskId: run.taskId, find: (task, toolName) => findHostTool(catalog, task, toolName), details: { harnScript: run.script } },
+    };
+    const reply =
+      typeof payload !== 'object' || payload === null || Array.isArray(payload)
+        ? undefined
+        : await parts.callTool({ tool: name, arguments: payload as Record<string, unknown> }, context);
+    if (reply?.ok) {
       run.log.add('host', `${name}: ok`, { status: 'ok', requestId });
-      return result;
-    } catch (error) {
-      const problem = error instanceof ToolRan ? error.error : error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this call', {}, { cause: error });
-      // A tool that ran and failed is a host error; whatever stopped it before it acted (the
-      // policy path, or the tool turning down its arguments or destination) is a rejection.
-      const failed = (error instanceof ToolRan && RAN_AND_FAILED.has(problem.code)) || problem.code === 'INTERNAL_ERROR';
-      run.log.add('host', `${name}: ${failed ? 'failed' : 'refused'}, ${problem.message}`, { status: failed ? 'failed' : 'refused', requestId });
-      throw rpcError(problem, failed ? RpcCode.HOST_ERROR : RpcCode.TOOL_REJECTED, requestId, run.taskId);
+      return reply.value.result;
     }
-  }
-
-  /** exists (for this task)? → current? → arguments valid? → then the runtime's one call path. */
-  async function callTool(running: RunningTask, name: string, args: Record<string, unknown>, requestId: string): Promise<unknown> {
-    const entry = findHostTool(catalog, running, name);
-    if (!entry) throw new CapstanError('TOOL_NOT_FOUND', `no tool "${name}" is listed for this run (host/tools/list)`);
-    const live = catalog.verify(running.snapshot.reference(entry), running.snapshot);
-    if (!live.tool) throw new CapstanError('TOOL_NOT_FOUND', `${entry.contract.id} is not a tool`);
-    const { tool } = live;
-    const { contract } = entry;
-    assertValidArguments(tool, args);
-    const { id, title, description, riskLevel, mutating } = contract;
-    const outcome = await tasks.runCall(
-      running,
-      {
-        requestId,
-        capability: id,
-        mutating,
-        timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        details: { argumentsDigest: ledger.digest(args), reference: running.snapshot.reference(entry), harnScript: run.script },
-        // Never the script's to give: the operator decides in the approvals queue.
-        confirm: contract.needConfirm
-          ? (stopped) =>
-              approvals.wait(
-                { requestId, principal: run.principal, taskId: running.id, sessionId: running.sessionId, tool: { id, name: contract.name, title, description, riskLevel, mutating }, arguments: args },
-                // Withdrawn when the task stops running, or when the run stops (its deadline).
-                { signal: AbortSignal.any([stopped, run.stopped]) },
-              )
-          : undefined,
-      },
-      (signal) => tool.definition.run(args, { signal, requestId }),
-    );
-    if (outcome.status !== 'ok') throw new ToolRan(outcome.error);
-    return outcome.result;
+    const problem = reply?.error ?? new CapstanError('ARGUMENT_INVALID', "the payload must be a JSON object of the tool's arguments", { field: '(payload)' });
+    // A tool that ran and failed is a host error; whatever stopped it before it acted (the policy
+    // path, or the tool turning down its arguments or destination) is a rejection.
+    const failed = (problem.durationMs !== undefined && RAN_AND_FAILED.has(problem.code)) || problem.code === 'INTERNAL_ERROR';
+    run.log.add('host', `${name}: ${failed ? 'failed' : 'refused'}, ${problem.message}`, { status: failed ? 'failed' : 'refused', requestId });
+    throw rpcError(problem, failed ? RpcCode.HOST_ERROR : RpcCode.TOOL_REJECTED, requestId, run.taskId);
   }
 
   async function requestPermission(params: Record<string, unknown>): Promise<unknown> {
@@ -237,13 +207,6 @@ export function bridgeHandlers({ catalog, tasks, ledger, approvals }: BridgePart
       else run.log.add('protocol', parsed.success ? 'a session/update for another session was ignored' : 'a malformed session/update was ignored');
     },
   };
-}
-
-/** A call that ran and did not end well: a host error, not a rejection. */
-class ToolRan extends Error {
-  constructor(readonly error: CapstanError) {
-    super(error.message);
-  }
 }
 
 function rpcError(error: CapstanError, code: number, requestId: string | undefined, taskId: string): RpcError {

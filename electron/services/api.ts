@@ -13,13 +13,15 @@ import {
   type Operations,
 } from '../../shared/api';
 import type { ToolContract } from '../../shared/capability';
+import type { HarnRunRequest, HarnRunsView, HarnRunView } from '../../shared/harn';
+import type { TaskView } from '../../shared/tasks';
+import { envelopeOf } from '../../shared/envelope';
 import { CapstanError } from '../../shared/errors';
 import { isAgent } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
 import { SKILLS_PROVIDER } from '../providers/skills';
 import { readExcerpt } from '../providers/skills/excerpt';
 import { estimateTokensYielding } from '../runtime/admission';
-import type { HarnRuns } from '../harn/runs';
 import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
 import { runAs } from '../runtime/principal';
@@ -30,13 +32,20 @@ import type { Database } from '../store/database';
 import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Approvals } from './approvals';
-import type { Confirmations } from './confirmations';
+import type { CallContext, CallService } from './calls';
+import { strategyFor, type Confirmation } from './confirmation';
 import { searchCatalog, type Discovery } from './discovery';
-import { createToolCaller, type CallContext } from './calls';
 import { assertOwnsTask, authorize, defaultSession, forbidden, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 
 export type { CallContext };
+
+/** Harn runs as the API reaches them (harn/runs.ts), a way in of their own above this layer. */
+export interface HarnRunner {
+  start(input: HarnRunRequest): Promise<TaskView>;
+  list(): HarnRunsView;
+  get(taskId: string): HarnRunView;
+}
 
 export type ApiHandlers = {
   [K in OperationName]: (input: z.output<Operations[K]['input']>, context: CallContext) => Promise<OperationOutput<K>>;
@@ -45,18 +54,18 @@ export type ApiHandlers = {
 export function createApiHandlers(parts: {
   db: Database;
   catalog: Catalog;
-  confirmations: Confirmations;
+  calls: CallService;
+  confirmation: Confirmation;
   approvals: Approvals;
   discovery: Discovery;
   tasks: TaskRuntime;
   ledger: Ledger;
   mcp: McpServers;
-  harn: HarnRuns;
+  harn: HarnRunner;
   agents: AgentTokens;
   history: ExecutionHistory;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history } = parts;
-  const callTool = createToolCaller(parts);
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history, calls, confirmation } = parts;
   const view = () => ({
     catalogGeneration: catalog.generation,
     loading: catalog.loading(),
@@ -72,11 +81,9 @@ export function createApiHandlers(parts: {
         .entries()
         .flatMap(({ contract, revoked }) => (contract.kind === 'tool' && !revoked ? [toolDescriptor(contract)] : [])),
     }),
-    callTool: (input, context) => {
-      const call = withinOwnSessions(input, context.principal, tasks);
-      // The operator's own calls are kept in Recent executions (store/executionHistory.ts), arguments and result.
-      return history.track(call, context, () => callTool(call, context), () => catalog.resolveTool(call.tool).contract.id);
-    },
+    // An entry bound to one task (a Harn run) calls in that task, which its scope names; every
+    // other caller stays in its own sessions.
+    callTool: (input, context) => calls.call(context.scope ? { ...input, taskId: context.scope.taskId, sessionId: undefined } : withinOwnSessions(input, context.principal, tasks), context),
     listExecutions: async ({ after }) => history.list(after),
     clearExecutions: async () => history.clear(),
     saveHistorySettings: async (settings) => history.configure(settings),
@@ -159,7 +166,7 @@ export function createApiHandlers(parts: {
     reduceGrant: async ({ id, grant }) => tasks.reduceGrant(id, grant).view(),
     getLedger: async (query) => ({ entries: ledger.query(query), lastSeq: ledger.lastSeq }),
     listApprovals: async () => approvals.list(),
-    decideApproval: async (input) => approvals.decide(input),
+    decideApproval: (input, context) => confirmation.decide(input, context.confirm ?? strategyFor(context.principal)),
     verifyLedger: async () => ledger.verify(),
     checkEvidence: async ({ requestId, result }) => {
       const finished = ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).findLast((entry) => typeof entry.details.resultDigest === 'string');
@@ -226,7 +233,10 @@ const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, 
 });
 
 /** What one operation answers, over any transport: its output, or the documented error envelope with its HTTP status. */
-export type Reply<K extends OperationName> = { ok: true; status: 200; value: OperationOutput<K> } | { ok: false; status: number; envelope: ErrorEnvelope };
+export type Reply<K extends OperationName> =
+  | { ok: true; status: 200; value: OperationOutput<K> }
+  /** `error` stays in the process: an adapter may read more of it than the envelope carries (a call that ran has `durationMs`). */
+  | { ok: false; status: number; envelope: ErrorEnvelope; error: CapstanError };
 
 /**
  * The one place operations are run and their failures become envelopes: refuses what the
@@ -249,7 +259,7 @@ export async function dispatch<K extends OperationName>(handlers: ApiHandlers, o
     return { ok: true, status: 200, value: await runAs(context.principal, () => handler(parsed.data, context)) };
   } catch (error) {
     const problem = asCapstanError(error);
-    return { ok: false, status: problem.status, envelope: errorEnvelope(problem, context) };
+    return { ok: false, status: problem.status, envelope: errorEnvelope(problem, context), error: problem };
   }
 }
 
@@ -269,7 +279,7 @@ export function errorEnvelope(error: CapstanError, { requestId, log }: Pick<Call
   const logged = { code: error.code, field: error.details.field, taskId: error.taskId };
   if (error.code === 'INTERNAL_ERROR') log.error({ ...logged, fault: withoutMessage(error.cause ?? error) }, 'request failed');
   else log[error.status >= 500 ? 'warn' : 'info'](logged, 'request failed');
-  return { ok: false, requestId, ...(error.taskId ? { taskId: error.taskId } : {}), error: { code: error.code, message: error.message, ...error.details } };
+  return envelopeOf(error, requestId) as ErrorEnvelope;
 }
 
 /** What a log may keep of a fault: its class, its code and where it was thrown. */

@@ -11,7 +11,7 @@
  * task is closed as failed by the restart recovery).
  */
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecisionInput, ApprovalStatus, ApprovalsView, ApprovalView } from '../../shared/approvals';
+import type { ApprovalDecisionInput, ApprovalStatus, ApprovalsView, ApprovalView, CallReview } from '../../shared/approvals';
 import { CapstanError } from '../../shared/errors';
 import { SYSTEM } from '../../shared/principal';
 import { sha256Hex } from '../catalog/digest';
@@ -24,18 +24,6 @@ export const MAX_PENDING_APPROVALS = 100;
 /** Ended approvals kept for `GET /approvals`; the ledger keeps them all. */
 export const RECENT_APPROVALS = 50;
 const TASK_STOPPED = 'its task stopped running';
-
-/** One call asking for the operator's approval. */
-export interface ApprovalRequest {
-  requestId: string;
-  /** The agent asking, `agent:<name>`. */
-  principal: string;
-  taskId: string;
-  sessionId: string;
-  tool: ApprovalView['tool'];
-  /** Exactly what the call runs with once approved. */
-  arguments: Record<string, unknown>;
-}
 
 /** What a waiting call's entry is told, at once and every APPROVAL_PROGRESS_MS until it ends. */
 export interface ApprovalWait {
@@ -83,7 +71,7 @@ export class Approvals {
    * Waits for the operator. Resolves with the confirmation facts once approved; throws
    * CONFIRMATION_DENIED, CONFIRMATION_EXPIRED, or CALL_CANCELLED when the task stopped.
    */
-  async wait(request: ApprovalRequest, { signal, onWaiting }: WaitOptions = {}): Promise<Record<string, unknown>> {
+  async wait(request: CallReview, { signal, onWaiting }: WaitOptions = {}): Promise<Record<string, unknown>> {
     if (signal?.aborted) throw withdrawn(request.tool.name, TASK_STOPPED);
     if (this.#pending.size >= MAX_PENDING_APPROVALS) {
       throw new CapstanError('LIMIT_REACHED', `${MAX_PENDING_APPROVALS} approvals already wait for the operator; try again once some are decided`, {

@@ -1,24 +1,29 @@
 /**
- * A tool call as the gateway takes it, whatever the entry (HTTP, IPC, later MCP and Harn):
- * exists? → arguments valid? → in a running task? → then the runtime's one call path (granted?
- * → may mutate? → confirmed? → run under a deadline, abortable → recorded). A call that does
- * not end well throws, like every other operation; the dispatcher makes the envelope.
+ * The call service: one tool call, whatever the way in (HTTP, IPC, `/mcp`, `capstan mcp`, a Harn
+ * script). Each entry is a thin adapter that dispatches the `callTool` operation (api.ts) with a
+ * context naming who calls, how confirmation is asked (confirmation.ts) and, for an entry bound
+ * to one task, its scope. Everything else happens here, once:
  *
- * Who confirms depends on who calls: the operator answers the HTTP challenge (or, over IPC, the
- * native dialog); an agent never confirms for itself, so its call waits in the approvals queue.
+ *   exists? → arguments valid? → in which task? → then the runtime's one call path (granted?
+ *   → may mutate? → confirmed? → run under a deadline, abortable → recorded) → kept in Recent
+ *   executions when the operator made it.
+ *
+ * A call that does not end well throws, like every other operation; dispatch makes the envelope.
  */
 import type { ToolCallResponse } from '../../shared/api';
-import type { CapabilityReference } from '../../shared/capability';
+import type { CapabilityReference, ToolContract } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
-import { isAgent, type Principal } from '../../shared/principal';
+import type { Principal } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
+import type { CompiledTool } from '../catalog/contract';
 import { assertValidArguments } from '../catalog/contract';
+import type { SnapshotEntry } from '../catalog/snapshot';
 import type { Logger } from '../logger';
 import type { Ledger } from '../runtime/ledger';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
-import type { Approvals, ApprovalWait } from './approvals';
-import type { Confirmations } from './confirmations';
+import type { ExecutionHistory } from '../store/executionHistory';
+import { strategyFor, type Confirmation, type ConfirmationStrategy } from './confirmation';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
 
@@ -31,51 +36,81 @@ export interface ToolCall {
   reference?: CapabilityReference | undefined;
 }
 
+/** What every operation runs with; the way in fills it. */
 export interface CallContext {
   requestId: string;
   log: Logger;
   /** Who the operation runs for (services/principal.ts); dispatch also makes it `currentPrincipal()` for everything it runs. */
   principal: Principal;
-  /** Told while an agent's call waits for the operator's approval: at once, then every 5 s (the MCP entry sends progress). */
-  onWaiting?: ((wait: ApprovalWait) => void) | undefined;
+  /** How a call that needs confirmation is confirmed; absent, the principal's default (`strategyFor`). */
+  confirm?: ConfirmationStrategy | undefined;
+  /** For an entry bound to one task (a Harn run); absent for every other entry. */
+  scope?: CallScope | undefined;
+}
+
+/**
+ * An entry bound to one task: its calls run in that task only (whatever session it is in, since
+ * the operator started it there), name tools as the entry lists them, and add the entry's own
+ * facts to the call's ledger entry.
+ */
+export interface CallScope {
+  taskId: string;
+  /** The snapshot entry a name stands for in this entry's listing, or undefined when it names none. */
+  find(task: RunningTask, name: string): SnapshotEntry | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+/** A tool resolved for one call: its contract, its compiled form and the reference the ledger records. */
+interface Resolved {
+  task: RunningTask;
+  live: { contract: ToolContract; tool: CompiledTool };
+  reference: CapabilityReference;
 }
 
 interface Parts {
   catalog: Catalog;
-  confirmations: Confirmations;
-  approvals: Approvals;
+  confirmation: Confirmation;
   tasks: TaskRuntime;
   ledger: Ledger;
+  history: ExecutionHistory;
 }
 
-export function createToolCaller({ catalog, confirmations, approvals, tasks, ledger }: Parts) {
-  return async function callTool(call: ToolCall, { requestId, log, principal, onWaiting }: CallContext): Promise<ToolCallResponse> {
-    const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
-    assertValidArguments(tool, call.arguments);
-    const task = tasks.taskForCall(call);
-    if (call.reference) assertLoaded(catalog, task, contract.id, call.reference);
+export class CallService {
+  constructor(private readonly parts: Parts) {}
+
+  async call(call: ToolCall, context: CallContext): Promise<ToolCallResponse> {
+    const { catalog, history } = this.parts;
+    const capabilityOf = () => (context.scope ? call.tool : catalog.resolveTool(call.tool).contract.id);
+    return history.track(call, context, (confirmed) => this.#run(call, context, confirmed), capabilityOf);
+  }
+
+  async #run(call: ToolCall, context: CallContext, confirmed: () => void): Promise<ToolCallResponse> {
+    const { confirmation, tasks, ledger } = this.parts;
+    const { requestId, log, principal, scope } = context;
+    const { task, live, reference } = scope ? this.#inScope(call, scope) : this.#byName(call);
+    const { contract, tool } = live;
     const argumentsDigest = ledger.digest(call.arguments);
     // Debug: at the default level a call has one line, when it ends ('tool call finished', or
     // 'request failed' with its code), so a busy gateway does not write three lines per call.
     log.debug({ tool: contract.id, taskId: task.id }, 'tool call started');
     const { id, name, title, description, riskLevel, mutating } = contract;
+    const review = { requestId, principal, taskId: task.id, sessionId: task.sessionId, tool: { id, name, title, description, riskLevel, mutating }, arguments: call.arguments };
+    const confirm = confirmation.confirm(context.confirm ?? strategyFor(principal), review, { tool: call.tool, answer: call.confirmation, argumentsDigest });
     const outcome = await tasks.runCall(
       task,
       {
         requestId,
         capability: contract.id,
-        mutating: contract.mutating,
+        mutating,
         timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        details: { argumentsDigest, reference: { id: contract.id, catalogGeneration: catalog.generation, contractHash, bindingGeneration } },
-        confirm: !contract.needConfirm
-          ? undefined
-          : isAgent(principal)
-            ? (stopped) =>
-                approvals.wait(
-                  { requestId, principal, taskId: task.id, sessionId: task.sessionId, tool: { id, name, title, description, riskLevel, mutating }, arguments: call.arguments },
-                  { signal: stopped, onWaiting },
-                )
-            : () => redeemConfirmation(confirmations, call, task.sessionId, argumentsDigest),
+        details: { argumentsDigest, reference, ...scope?.details },
+        confirm: contract.needConfirm
+          ? async (stopped) => {
+              const facts = await confirm(stopped);
+              confirmed();
+              return facts;
+            }
+          : undefined,
       },
       (signal) => tool.definition.run(call.arguments, { signal, requestId }),
     );
@@ -83,7 +118,35 @@ export function createToolCaller({ catalog, confirmations, approvals, tasks, led
     if (outcome.status !== 'ok') throw outcome.error.inTask(task.id).ranFor(outcome.durationMs);
     log.info({ tool: contract.id, taskId: task.id, durationMs: outcome.durationMs }, 'tool call finished');
     return { requestId, taskId: task.id, ok: true, result: outcome.result, durationMs: outcome.durationMs };
-  };
+  }
+
+  /** The live catalog's tool by name or id, in the task the call names (or its session's). */
+  #byName(call: ToolCall): Resolved {
+    const { catalog, tasks } = this.parts;
+    const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
+    if (contract.kind !== 'tool') throw new CapstanError('TOOL_NOT_FOUND', `${contract.id} is not a tool`);
+    // Arguments are checked before a task is started for them.
+    assertValidArguments(tool, call.arguments);
+    const task = tasks.taskForCall(call);
+    if (call.reference) assertLoaded(catalog, task, contract.id, call.reference);
+    return { task, live: { contract, tool }, reference: { id: contract.id, catalogGeneration: catalog.generation, contractHash, bindingGeneration } };
+  }
+
+  /** The tool the scope's listing names, still current in its task's snapshot. */
+  #inScope(call: ToolCall, scope: CallScope): Resolved {
+    const task = this.parts.tasks.get(scope.taskId).running();
+    try {
+      const entry = scope.find(task, call.tool);
+      if (!entry) throw new CapstanError('TOOL_NOT_FOUND', `no tool "${call.tool}" is listed for this task`);
+      const reference = task.snapshot.reference(entry);
+      const live = this.parts.catalog.verify(reference, task.snapshot);
+      if (!live.tool || live.contract.kind !== 'tool') throw new CapstanError('TOOL_NOT_FOUND', `${entry.contract.id} is not a tool`);
+      assertValidArguments(live.tool, call.arguments);
+      return { task, live: { contract: live.contract, tool: live.tool }, reference };
+    } catch (error) {
+      throw error instanceof CapstanError ? error.inTask(task.id) : error;
+    }
+  }
 }
 
 /**
@@ -101,22 +164,4 @@ function assertLoaded(catalog: Catalog, task: RunningTask, toolId: string, refer
   } catch (error) {
     throw error instanceof CapstanError ? error.inTask(task.id) : error;
   }
-}
-
-/**
- * The HTTP confirmation round trip: a call without a valid challenge answer is refused with a
- * new challenge bound to the tool, the exact arguments and the session the call runs in (the
- * task's, so a call naming only its task is bound as well); a redeemed one is what gets recorded.
- */
-function redeemConfirmation(confirmations: Confirmations, call: ToolCall, sessionId: string, argumentsDigest: string): Record<string, unknown> {
-  let reason = 'this tool needs an operator confirmation';
-  if (call.confirmation !== undefined) {
-    const outcome = confirmations.redeem(call.confirmation, call.tool, call.arguments, sessionId);
-    if (outcome.ok) return { challengeId: call.confirmation, argumentsDigest };
-    reason = outcome.reason;
-  }
-  const challenge = confirmations.issue(call.tool, call.arguments, sessionId);
-  throw new CapstanError('CONFIRMATION_REQUIRED', `${reason}; re-send the same call with "confirmation": "${challenge.id}" before ${challenge.expiresAt}`, {
-    challenge,
-  });
 }

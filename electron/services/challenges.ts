@@ -14,7 +14,7 @@ const MAX_OUTSTANDING = 1000;
 
 export type RedeemOutcome = { ok: true } | { ok: false; reason: string };
 
-export class Confirmations {
+export class Challenges {
   readonly #pending = new Map<string, ConfirmationChallenge & { sessionId: string; expiresAtMs: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}

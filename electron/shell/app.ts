@@ -63,7 +63,7 @@ async function start(electron: ElectronApi, args: readonly string[], env: NodeJS
   // Awaited: the host may load providers asynchronously.
   // The window opens with the builtins while skills load; the catalog says which providers are still loading.
   const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger, skillsInBackground: true });
-  registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, confirm: (request) => confirmWithDialog(electron.dialog, window, request) }), logger);
+  registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, ask: (review) => confirmWithDialog(electron.dialog, window, review) }), logger);
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.
   const gateway = await startServer(host, { ...options, logger, rendererDir: RENDERER_DIR, anyPortIfTaken: true }).catch((error: unknown) => {

@@ -1,11 +1,12 @@
 /** The operator's confirmation in the desktop app: a native dialog the page can neither draw nor answer. */
-import { confirmationPrompt, type ConfirmationRequest } from '../transports/ipc';
+import type { CallReview } from '../../shared/approvals';
+import { confirmationPrompt } from '../transports/ipc';
 import type { ElectronApi } from './electronApi';
 
 export async function confirmWithDialog(
   dialog: ElectronApi['dialog'],
   parent: Electron.BrowserWindow | undefined,
-  request: ConfirmationRequest,
+  request: CallReview,
 ): Promise<boolean> {
   const { options, approveId } = confirmationPrompt(request);
   const { response } =

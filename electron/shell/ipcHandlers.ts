@@ -1,5 +1,6 @@
 /** The gateway's operations on their IPC channels, answered only for Capstan's own page. */
 import { operations, type OperationName } from '../../shared/api';
+import { refusal } from '../../shared/envelope';
 import { ipcChannel } from '../../shared/ipc';
 import type { IpcDispatcher } from '../transports/ipc';
 import type { Logger } from '../logger';
@@ -13,7 +14,7 @@ export function registerIpc(ipc: Pick<Electron.IpcMain, 'handle'>, dispatcher: I
       const frame = event.senderFrame;
       if (!frame || frame.parent !== null || !isAppPage(frame.url)) {
         logger.warn({ channel, senderUrl: frame?.url ?? null }, 'refused IPC from an untrusted frame');
-        return { ok: false, error: { code: 'FORBIDDEN_ORIGIN', message: 'FORBIDDEN_ORIGIN: only Capstan’s own page may call the gateway' } };
+        return refusal('FORBIDDEN_ORIGIN', 'only Capstan’s own page may call the gateway');
       }
       return dispatcher(operation, payload);
     });

@@ -96,11 +96,12 @@ export class ExecutionHistory {
   async track(
     call: TrackedCall,
     context: { requestId: string; principal: Principal },
-    run: () => Promise<ToolCallResponse>,
+    /** Runs the call; it calls `confirmed` once the call is confirmed (a dialog, a redeemed challenge). */
+    run: (confirmed: () => void) => Promise<ToolCallResponse>,
     /** The capability `call.tool` names, asked only for the operator's calls; it may throw (an unknown tool). */
     capabilityOf: () => string,
   ): Promise<ToolCallResponse> {
-    if (context.principal !== OPERATOR) return run();
+    if (context.principal !== OPERATOR) return run(() => undefined);
     let capability: string | undefined;
     try {
       capability = capabilityOf();
@@ -109,9 +110,10 @@ export class ExecutionHistory {
     }
     const entry = this.#begin(call, context.requestId, capability);
     const began = performance.now();
+    let confirmed = call.confirmation !== undefined;
     try {
-      const response = await run();
-      this.#settle(entry, { status: 'ok', confirmed: call.confirmation !== undefined, taskId: response.taskId, result: response.result, durationMs: response.durationMs });
+      const response = await run(() => (confirmed = true));
+      this.#settle(entry, { status: 'ok', confirmed, taskId: response.taskId, result: response.result, durationMs: response.durationMs });
       return response;
     } catch (thrown) {
       const error = thrown instanceof CapstanError ? thrown : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this request');
@@ -124,7 +126,7 @@ export class ExecutionHistory {
         this.#byChallenge.set(challenge.id, entry.record.id);
         this.#settle(entry, { status: 'awaiting_confirmation', confirmed: false, taskId: error.taskId, confirmationExpiresAt: challenge.expiresAt, durationMs });
       } else {
-        this.#settle(entry, { status: 'error', confirmed: call.confirmation !== undefined, taskId: error.taskId, error: body, durationMs });
+        this.#settle(entry, { status: 'error', confirmed, taskId: error.taskId, error: body, durationMs });
       }
       throw thrown;
     }

@@ -1,15 +1,17 @@
 /**
  * The gateway's IPC entry, free of Electron so it runs and is tested under plain Node: which
- * frames may call, and how a channel's raw payload becomes one reply envelope. A tool that needs
- * confirmation is confirmed by the operator through `confirm` (in Electron a native dialog owned
- * by the main process), never by the page.
+ * frames may call, and how a channel's raw payload becomes one reply. A tool that needs
+ * confirmation is confirmed by the operator in a native dialog owned by the main process (`ask`),
+ * never by the page.
  */
-import { operations, type ConfirmationChallenge, type OperationName, type ToolDescriptor } from '../../shared/api';
+import type { OperationName } from '../../shared/api';
+import type { CallReview } from '../../shared/approvals';
 import { CapstanError } from '../../shared/errors';
-import type { IpcReply } from '../../shared/ipc';
-import { OPERATOR } from '../../shared/principal';
+import { isOperationName, type IpcReply } from '../../shared/ipc';
+import { isAgent, OPERATOR } from '../../shared/principal';
 import type { Logger } from '../logger';
-import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext, type Reply } from '../services/api';
+import { dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext } from '../services/api';
+import type { AskOperator } from '../services/confirmation';
 
 /**
  * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
@@ -38,96 +40,34 @@ function decodePath(pathname: string): string {
   }
 }
 
-export interface ConfirmationRequest {
-  tool: Pick<ToolDescriptor, 'name' | 'title' | 'description' | 'riskLevel' | 'mutating'>;
-  /** Exactly the arguments the confirmed call will run with. */
-  arguments: Record<string, unknown>;
-  /** The challenge the page's own call was answered with; an agent's call waiting for approval has none. */
-  challenge?: ConfirmationChallenge | undefined;
-  requestId: string;
-  /** For an approval: the agent whose call it is (`agent:<name>`). */
-  agent?: string | undefined;
-}
-
-/** Asks the operator; resolves true only on an explicit approval. */
-export type Confirm = (request: ConfirmationRequest) => Promise<boolean>;
-
-export type IpcDispatcher = (operation: string, rawPayload: unknown) => Promise<IpcReply<OperationName>>;
-
-export function createIpcDispatcher({ handlers, logger, confirm }: { handlers: ApiHandlers; logger: Logger; confirm: Confirm }): IpcDispatcher {
-  // One question at a time: concurrent calls queue behind the dialog on screen.
-  let pendingConfirmation: Promise<unknown> = Promise.resolve();
-  const confirmInTurn: Confirm = (request) => {
-    const answer = pendingConfirmation.then(() => confirm(request));
-    pendingConfirmation = answer.catch(() => undefined);
+/**
+ * Dispatches each channel's payload as the operator, with the native dialog as the confirmation
+ * strategy (services/confirmation.ts): a call that needs confirmation, or an approval of an agent's
+ * call, waits while the main process asks. One question at a time: concurrent ones queue behind
+ * the dialog on screen.
+ */
+export function createIpcDispatcher({ handlers, logger, ask }: { handlers: ApiHandlers; logger: Logger; ask: AskOperator }): IpcDispatcher {
+  let pendingQuestion: Promise<unknown> = Promise.resolve();
+  const askInTurn: AskOperator = (review) => {
+    const answer = pendingQuestion.then(() => ask(review));
+    pendingQuestion = answer.catch(() => undefined);
     return answer;
   };
-
-  /** A call the gateway answers with a challenge is put to the operator, then sent once more with the answer. */
-  async function callTool(rawPayload: unknown, context: CallContext): Promise<Reply<'callTool'>> {
-    const request = withoutConfirmation(rawPayload, context.log);
-    const first = await dispatch(handlers, 'callTool', request, context);
-    if (first.ok || first.envelope.error.code !== 'CONFIRMATION_REQUIRED' || !first.envelope.error.challenge) return first;
-    const { challenge } = first.envelope.error;
-
-    // The gateway accepted this payload up to the confirmation, so it parses.
-    const call = operations.callTool.input.parse(request);
-    const { tools } = await handlers.listTools(undefined, context);
-    const tool = tools.find((candidate) => candidate.id === call.tool) ?? tools.find((candidate) => candidate.name === call.tool);
-    if (!tool) return first;
-    const approved = await confirmInTurn({ tool, arguments: call.arguments, challenge, requestId: context.requestId });
-    if (!approved) {
-      context.log.info({ tool: call.tool }, 'the operator declined the confirmation');
-      const declined = new CapstanError('CONFIRMATION_REQUIRED', `the operator declined to run ${call.tool}`).inTask(first.envelope.taskId);
-      return { ok: false, status: declined.status, envelope: errorEnvelope(declined, context) };
-    }
-    context.log.info({ tool: call.tool }, 'the operator confirmed the call');
-    return dispatch(handlers, 'callTool', { ...(request as object), confirmation: challenge.id }, context);
-  }
-
-  /**
-   * Approving an agent's call confirms it, so the page cannot do that alone either: the operator
-   * is asked in the same native dialog first, and the decision is bound to the arguments the
-   * dialog showed. Denying needs no second question.
-   */
-  async function decideApproval(rawPayload: unknown, context: CallContext): Promise<Reply<'decideApproval'>> {
-    const decision = operations.decideApproval.input.safeParse(rawPayload).data;
-    const approval = decision?.decision === 'approve' ? (await handlers.listApprovals(undefined, context)).pending.find(({ id }) => id === decision.id) : undefined;
-    // A denial, a malformed payload, an approval that ended or digests that differ: the handler answers.
-    if (!decision || !approval || (decision.argumentsDigest ?? approval.argumentsDigest) !== approval.argumentsDigest) {
-      return dispatch(handlers, 'decideApproval', rawPayload, context);
-    }
-    const { tool, arguments: args, requestId, principal, argumentsDigest } = approval;
-    if (!(await confirmInTurn({ tool, arguments: args, requestId, agent: principal }))) {
-      context.log.info({ tool: tool.id }, 'the operator did not confirm the approval');
-      const declined = new CapstanError('CONFIRMATION_REQUIRED', `the operator did not confirm approving ${principal}'s call to ${tool.name}; it still waits`);
-      return { ok: false, status: declined.status, envelope: errorEnvelope(declined, context) };
-    }
-    return dispatch(handlers, 'decideApproval', { ...decision, argumentsDigest }, context);
-  }
+  const dialog = { kind: 'dialog', ask: askInTurn } as const;
 
   return async (operation, rawPayload) => {
     const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
+    const log = logger.child({ requestId, transport: 'ipc', operation });
     // Only Capstan's own window reaches this (main checks the sender): the operator, always.
-    const context: CallContext = { requestId, log: logger.child({ requestId, transport: 'ipc', operation }), principal: OPERATOR };
-    if (!isOperationName(operation)) {
-      return errorEnvelope(new CapstanError('BAD_REQUEST', `unknown operation "${operation}"`), context);
-    }
-    // Asking the operator happens outside the dispatcher, so a failure to ask is a fault too.
-    const answer = await (
-      operation === 'callTool'
-        ? callTool(rawPayload, context)
-        : operation === 'decideApproval'
-          ? decideApproval(rawPayload, context)
-          : dispatch(handlers, operation, rawPayload, context)
-    ).catch(
-      (error: unknown) => ({ ok: false as const, envelope: errorEnvelope(asCapstanError(error), context) }),
-    );
+    const context: CallContext = { requestId, log, principal: OPERATOR, confirm: dialog };
+    if (!isOperationName(operation)) return errorEnvelope(new CapstanError('BAD_REQUEST', `unknown operation "${operation}"`), context);
+    const payload = operation === 'callTool' ? withoutConfirmation(rawPayload, log) : rawPayload;
+    const answer = await dispatch(handlers, operation, payload, context);
     return answer.ok ? { ok: true, value: answer.value } : answer.envelope;
   };
 }
 
-const isOperationName = (value: string): value is OperationName => Object.hasOwn(operations, value);
+export type IpcDispatcher = (operation: string, rawPayload: unknown) => Promise<IpcReply<OperationName>>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -161,7 +101,9 @@ export interface ConfirmationPrompt {
 }
 
 /** What the native confirmation dialog says: the tool, its risk and the exact arguments. */
-export function confirmationPrompt({ tool, arguments: args, requestId, agent }: ConfirmationRequest): ConfirmationPrompt {
+export function confirmationPrompt({ tool, arguments: args, requestId, principal }: CallReview): ConfirmationPrompt {
+  // The operator is asked about an agent's call when approving it, about their own when running it.
+  const agent = isAgent(principal) ? principal : undefined;
   const json = JSON.stringify(args, null, 2);
   const reviewable = json.length <= MAX_REVIEWABLE_ARGUMENTS;
   const effect = tool.mutating ? 'changes state' : 'does not change state';

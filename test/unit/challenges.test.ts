@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIRMATION_TTL_MS, Confirmations } from '../../electron/services/confirmations';
+import { CONFIRMATION_TTL_MS, Challenges } from '../../electron/services/challenges';
 
 describe('confirmation challenges', () => {
   it('can be redeemed once, for the same tool and arguments', () => {
-    const confirmations = new Confirmations();
+    const confirmations = new Challenges();
     const challenge = confirmations.issue('http_check', { url: 'http://127.0.0.1/', method: 'HEAD' }, 'operator');
     expect(challenge.tool).toBe('http_check');
     expect(challenge.argumentsDigest).toMatch(/^[0-9a-f]{64}$/);
@@ -16,7 +16,7 @@ describe('confirmation challenges', () => {
   });
 
   it('refuses other arguments or another tool, and burns the challenge', () => {
-    const confirmations = new Confirmations();
+    const confirmations = new Challenges();
     const first = confirmations.issue('http_check', { url: 'http://127.0.0.1/' }, 'operator');
     expect(confirmations.redeem(first.id, 'http_check', { url: 'http://example.com/' }, 'operator')).toMatchObject({ ok: false, reason: expect.stringMatching(/arguments changed/) });
     expect(confirmations.redeem(first.id, 'http_check', { url: 'http://127.0.0.1/' }, 'operator')).toMatchObject({ ok: false });
@@ -25,7 +25,7 @@ describe('confirmation challenges', () => {
   });
 
   it('refuses another session, and burns the challenge', () => {
-    const confirmations = new Confirmations();
+    const confirmations = new Challenges();
     const challenge = confirmations.issue('http_check', { url: 'http://127.0.0.1/' }, 'session-a');
     expect(confirmations.redeem(challenge.id, 'http_check', { url: 'http://127.0.0.1/' }, 'session-b')).toEqual({
       ok: false,
@@ -38,7 +38,7 @@ describe('confirmation challenges', () => {
 
   it('expires after 60 seconds', () => {
     let now = 1_000_000;
-    const confirmations = new Confirmations(() => now);
+    const confirmations = new Challenges(() => now);
     const challenge = confirmations.issue('http_check', {}, 'operator');
     expect(new Date(challenge.expiresAt).getTime()).toBe(now + CONFIRMATION_TTL_MS);
     now += CONFIRMATION_TTL_MS;

@@ -417,7 +417,7 @@ describe('IPC', () => {
     const confirm = (request: Parameters<typeof confirmWithDialog>[2]) => confirmWithDialog(electron.dialog, parent as unknown as ElectronWindow, request);
     registerIpc(
       { handle: (channel, handler) => void handlers.set(channel, handler as Handler) },
-      createIpcDispatcher({ handlers: host.handlers, logger: host.logger, confirm }),
+      createIpcDispatcher({ handlers: host.handlers, logger: host.logger, ask: confirm }),
       host.logger,
     );
   });

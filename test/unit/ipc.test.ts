@@ -6,13 +6,13 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiHandlers } from '../../electron/services/api';
 import type { ToolDescriptor } from '../../shared/api';
+import type { CallReview } from '../../shared/approvals';
+import type { AskOperator } from '../../electron/services/confirmation';
 import {
   confirmationPrompt,
   createIpcDispatcher,
   isTrustedSender,
   MAX_REVIEWABLE_ARGUMENTS,
-  type Confirm,
-  type ConfirmationRequest,
 } from '../../electron/transports/ipc';
 import { createHost, type Host } from '../../electron/host';
 import { CapstanError } from '../../shared/errors';
@@ -87,8 +87,8 @@ describe('the IPC dispatcher over a real host', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const dispatcherWith = (confirm: Confirm, handlers: ApiHandlers = host.handlers) => createIpcDispatcher({ handlers, logger, confirm });
-  const neverAsked: Confirm = async () => {
+  const dispatcherWith = (confirm: AskOperator, handlers: ApiHandlers = host.handlers) => createIpcDispatcher({ handlers, logger, ask: confirm });
+  const neverAsked: AskOperator = async () => {
     throw new Error('the operator should not have been asked');
   };
   const checkArgs = () => ({ url: `${target.url}/health`, method: 'HEAD' });
@@ -155,7 +155,7 @@ describe('the IPC dispatcher over a real host', () => {
   });
 
   it('asks the operator before a tool that needs confirmation, and runs it once approved', async () => {
-    const asked: ConfirmationRequest[] = [];
+    const asked: CallReview[] = [];
     const dispatcher = dispatcherWith(async (request) => {
       asked.push(request);
       expect(target.hits).toEqual([]);
@@ -166,11 +166,16 @@ describe('the IPC dispatcher over a real host', () => {
     expect(target.hits).toEqual([{ method: 'HEAD', url: '/health' }]);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
-      tool: { name: 'http_check', riskLevel: 'medium', needConfirm: true },
+      tool: { id: 'builtin:http_check', name: 'http_check', riskLevel: 'medium', mutating: false },
       arguments: checkArgs(),
-      challenge: { id: expect.any(String), tool: 'http_check' },
+      principal: 'operator',
+      taskId: expect.any(String),
       requestId: 'tool-registry-confirm',
     });
+    // The dialog confirmed the call in its own confirm step: one call on record, confirmed by the dialog.
+    const confirmation = host.ledger.query({ requestId: 'tool-registry-confirm', kind: 'confirmation', limit: 10 });
+    expect(confirmation).toHaveLength(1);
+    expect(confirmation[0]?.details).toMatchObject({ confirmedBy: 'dialog' });
   });
 
   it('does not run the call when the operator declines', async () => {
@@ -248,10 +253,12 @@ describe('the confirmation prompt', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const request = (args: Record<string, unknown>): ConfirmationRequest => ({
+  const request = (args: Record<string, unknown>): CallReview => ({
     tool: httpCheck,
     arguments: args,
-    challenge: { id: 'c1', tool: 'http_check', argumentsDigest: 'd', expiresAt: '2030-01-01T00:00:00.000Z' },
+    principal: 'operator',
+    taskId: 'task-1',
+    sessionId: 'operator',
     requestId: 'tool-registry-1',
   });
 

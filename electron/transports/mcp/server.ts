@@ -14,7 +14,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@
 import type { OperationName } from '../../../shared/api';
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
-import type { Principal } from '../../../shared/principal';
+import { isAgent, type Principal } from '../../../shared/principal';
 import type { EventBus } from '../../events';
 import type { Logger } from '../../logger';
 import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../../services/api';
@@ -65,7 +65,9 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
     if (!capstanTool && !loadedReference) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const operation = capstanTool?.operation ?? 'callTool';
     const progress = operation === 'callTool' ? callProgress(ctx, caller.requestId, events) : undefined;
-    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, onWaiting: progress?.onWaiting };
+    // An agent's call that needs confirmation waits for approval, reporting progress meanwhile.
+    const confirm = isAgent(caller.principal) ? ({ kind: 'approval', onWaiting: progress?.onWaiting } as const) : undefined;
+    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, confirm };
     let listChanged = false;
 
     let reply: Reply<OperationName>;
