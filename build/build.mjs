@@ -20,6 +20,23 @@ const common = { bundle: true, platform: 'node', target: 'node22', sourcemap: tr
 const CLI_CHUNKS = 'cli-chunks';
 const STALE_CHUNK_MS = 60 * 60_000;
 
+/**
+ * shared/ipc.ts reads the operation names off the contract (`operations`), which would bundle
+ * zod and every schema into the preload (0.8 MB against 2 KB). The preload needs the names alone:
+ * they are read from the contract here, at build time, and stand in for shared/api.ts there.
+ */
+async function operationNamesOnly() {
+  const contract = await build({ ...common, entryPoints: ['shared/api.ts'], format: 'esm', write: false, sourcemap: false });
+  const { operations } = await import(`data:text/javascript;base64,${Buffer.from(contract.outputFiles[0].text).toString('base64')}`);
+  const names = Object.fromEntries(Object.keys(operations).map((name) => [name, {}]));
+  return {
+    name: 'operation-names-only',
+    setup(preload) {
+      preload.onLoad({ filter: /[\\/]shared[\\/]api\.ts$/ }, () => ({ contents: `export const operations = ${JSON.stringify(names)};`, loader: 'js' }));
+    },
+  };
+}
+
 const [cliBuild] = await Promise.all([
   build({
     ...common,
@@ -43,8 +60,9 @@ const [cliBuild] = await Promise.all([
     define: { 'import.meta.url': 'importMetaUrl' },
     banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),
-  // The preload runs sandboxed: one self-contained CommonJS file, only `electron` left outside.
-  build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/preload.cjs', format: 'cjs', external: ['electron'] }),
+  // The preload runs sandboxed: one self-contained CommonJS file, only `electron` left outside,
+  // and the contract's operation names without its schemas (operationNamesOnly).
+  build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/preload.cjs', format: 'cjs', external: ['electron'], plugins: [await operationNamesOnly()] }),
 ]);
 const chunksDir = new URL(`../dist/${CLI_CHUNKS}/`, import.meta.url);
 const current = new Set(Object.keys(cliBuild.metafile.outputs).map((path) => path.split('/').at(-1)));

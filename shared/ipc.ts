@@ -2,62 +2,18 @@
  * Typed IPC channels, declared once for main and preload (compare GitHub Desktop's ipc-shared.ts).
  * Each operation of the API contract has exactly one channel; nothing else crosses IPC.
  */
-import type { ErrorEnvelope, OperationInput, OperationName, OperationOutput } from './api';
+import { operations, type ErrorEnvelope, type OperationInput, type OperationName, type OperationOutput } from './api';
 import type { CapstanEvent } from './events';
 
 /**
- * Every operation's name, without the schemas, so the sandboxed preload stays small (importing
- * `operations` would bundle zod into it). The check below keeps it equal to the contract.
+ * Every operation's name, read off the contract itself, so adding an operation adds its channel.
+ * The preload checks names with it, so a page never reaches a channel that is not an
+ * operation's; its bundle gets the names alone, not the schemas (build/build.mjs).
  */
-export const OPERATION_NAMES = [
-  'listTools',
-  'callTool',
-  'getSettings',
-  'saveSettings',
-  'listExecutions',
-  'clearExecutions',
-  'saveHistorySettings',
-  'getCatalog',
-  'searchCatalog',
-  'getDiagnostics',
-  'getDiagnosticExcerpt',
-  'getSkillText',
-  'setProviderEnabled',
-  'setCapabilityRevoked',
-  'listMcpServers',
-  'saveMcpServer',
-  'removeMcpServer',
-  'reconnectProvider',
-  'listTasks',
-  'taskAction',
-  'cancelTask',
-  'cancelCall',
-  'resumeTask',
-  'acknowledgeOutcome',
-  'reduceGrant',
-  'getLedger',
-  'listApprovals',
-  'decideApproval',
-  'verifyLedger',
-  'checkEvidence',
-  'capabilitiesList',
-  'capabilitiesSearch',
-  'capabilitiesInspect',
-  'toolsLoad',
-  'skillsActivate',
-  'startHarnRun',
-  'listHarnRuns',
-  'getHarnRun',
-  'listAgents',
-  'createAgent',
-  'revokeAgent',
-] as const satisfies readonly OperationName[];
+export const OPERATION_NAMES = Object.keys(operations) as OperationName[];
 
-const everyOperationHasAName: Exclude<OperationName, (typeof OPERATION_NAMES)[number]> extends never ? true : never = true;
-void everyOperationHasAName;
-
-export const isOperationName = (value: unknown): value is OperationName =>
-  typeof value === 'string' && (OPERATION_NAMES as readonly string[]).includes(value);
+/** One check, for the preload and the IPC entry: own names only, so `constructor` or `__proto__` are not operations. */
+export const isOperationName = (value: unknown): value is OperationName => typeof value === 'string' && Object.hasOwn(operations, value);
 
 export const ipcChannel = <K extends OperationName>(operation: K) => `capstan:${operation}` as const;
 
