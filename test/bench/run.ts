@@ -86,16 +86,29 @@ if (wanted('ledger')) {
 }
 
 if (wanted('mcp')) {
-  console.log(`\nMCP: server-everything's echo over stdio, 10 calls in flight, interleaved rounds of 1.5 s (5 each)`);
-  const echo = await benchMcpEcho();
-  const row = (callsPerSecond: number) => ({ 'calls/s': fixed(callsPerSecond, 0), 'ratio to direct': fixed(callsPerSecond / echo.direct, 2) });
-  console.table({
-    'SDK client directly': row(echo.direct),
-    'through Capstan (dispatch callTool), synchronous FULL': row(echo.full),
-    'through Capstan (dispatch callTool), synchronous NORMAL': row(echo.normal),
-    'builtin time_now through Capstan, FULL (no MCP hop)': row(echo.builtinFull),
-    'builtin time_now through Capstan, NORMAL (no MCP hop)': row(echo.builtinNormal),
+  const echo = await benchMcpEcho(cli);
+  console.log(
+    `\nMCP: server-everything's echo over Streamable HTTP, the same SDK client directly and through capstan serve's /mcp (echo loaded, listed as ${echo.listedAs}; ` +
+      `server-everything its MCP provider over Streamable HTTP), ${echo.inFlight} calls in flight, ${echo.rounds.length} interleaved rounds of ${echo.secondsPerRound} s; ${loadAverage()}`,
+  );
+  const side = (figures: { callsPerSecond: number; p50Ms: number; p99Ms: number }, name: string) => ({
+    [`${name} calls/s`]: fixed(figures.callsPerSecond, 0),
+    [`${name} p50 ms`]: fixed(figures.p50Ms, 2),
+    [`${name} p99 ms`]: fixed(figures.p99Ms, 2),
   });
+  console.table(
+    Object.fromEntries(
+      echo.rounds.map((round, index) => [
+        `round ${index + 1}`,
+        { ...side(round.direct, 'direct'), ...side(round.capstan, 'Capstan'), 'calls/s Capstan/direct': fixed(round.capstan.callsPerSecond / round.direct.callsPerSecond, 2) },
+      ]),
+    ),
+  );
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  console.log(
+    `mean over the rounds: direct ${fixed(mean(echo.rounds.map((round) => round.direct.callsPerSecond)), 0)} calls/s, Capstan ${fixed(mean(echo.rounds.map((round) => round.capstan.callsPerSecond)), 0)} calls/s; ` +
+      `ratio Capstan/direct ${fixed(mean(echo.rounds.map((round) => round.capstan.callsPerSecond / round.direct.callsPerSecond)), 2)}`,
+  );
   const serve = await benchMcpServe(cli);
   console.log(
     `capstan serve with ${serve.servers} stdio servers: listening after ${fixed(serve.listeningMs, 0)} ms, every server's tools listed after ${fixed(serve.allListedMs, 0)} ms; ` +
