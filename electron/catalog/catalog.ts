@@ -2,6 +2,9 @@
  * The catalog: every capability of every enabled provider, through one binding per provider.
  * Its generation grows on every change; snapshots freeze it for tasks; references taken from a
  * snapshot are verified against the live bindings before anything runs.
+ *
+ * About 350 lines: bindings, snapshots and verification share the generation counters, and a
+ * reference's check reads best beside the code that bumps them.
  */
 import type { CapabilityReference, CatalogEntry, Diagnostic, ProviderInfo } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';

@@ -1,7 +1,44 @@
-/** What a restart needs from the ledger: the calls a task started that have no recorded end. */
+/**
+ * After a restart: every task the last process left unfinished is closed as failed, each call it
+ * started without an end gets one with an unknown outcome, and a mutating one arms its session's
+ * mutation gate until the operator acknowledges it. All of it recorded, in the gateway's name.
+ */
 import type { LedgerEntry } from '../../shared/ledger';
+import { SYSTEM } from '../../shared/principal';
+import type { TaskJournal } from './journal';
 import type { Ledger } from './ledger';
+import { runAs } from './principal';
+import { isTerminal, type Session, type Task } from './task';
 
+const RESTARTED = 'gateway restarted';
+
+export async function recoverAfterRestart(journal: TaskJournal): Promise<void> {
+  // Nobody asked for this: its entries name the gateway itself.
+  runAs(SYSTEM, () => {
+    for (const sessionId of journal.store.sessionsWithUnfinishedTasks()) {
+      const session = journal.session(sessionId);
+      for (const task of session.tasks.filter((t) => !isTerminal(t.state))) closeAfterRestart(journal, task, session);
+      session.trim();
+    }
+  });
+  await journal.ledger.durable();
+}
+
+/** Ends a task the last process left unfinished: the only move outside the state machine. */
+function closeAfterRestart(journal: TaskJournal, task: Task, session: Session): void {
+  for (const started of unendedCalls(journal.ledger, task.id)) {
+    const requestId = started.requestId!;
+    const capability = started.capability ?? 'unknown';
+    journal.record(task, { kind: 'call_finished', requestId, capability, details: { status: 'outcome_unknown', code: 'OUTCOME_UNKNOWN', reason: RESTARTED } }, () => {
+      task.counts.outcome_unknown += 1;
+      if (started.details.mutating === true) journal.memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
+    });
+  }
+  journal.record(task, { kind: 'task_transition', details: { from: task.state, to: 'failed', reason: RESTARTED } }, (seq) => task.moved(seq, 'failed'));
+  journal.memory.remember(task);
+}
+
+/** The calls a task started that have no recorded end. */
 export function unendedCalls(ledger: Ledger, taskId: string): LedgerEntry[] {
   const all = (kind: 'call_started' | 'call_finished') => {
     const entries: LedgerEntry[] = [];

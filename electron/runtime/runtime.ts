@@ -1,39 +1,30 @@
 /**
- * The task runtime. A session keeps the conversation; a task owns the execution state of one
- * top-level request: its catalog snapshot, grants, capability context and calls. At most one
- * task is active per session; follow-ups queue behind it; cancellation stops new calls at once,
- * aborts running ones and waits for each to end before anything succeeds the task.
+ * The task runtime: sessions and the lifecycle of their tasks. A session keeps the conversation;
+ * a task owns the execution state of one top-level request: its catalog snapshot, grants,
+ * capability context and calls. At most one task is active per session; follow-ups queue behind
+ * it; cancellation stops new calls at once, aborts running ones and waits for each to end before
+ * anything succeeds the task.
  *
- * Every change is written to the ledger first and applied in memory after (`#record`), so a
- * write that fails leaves neither. Every capability call, whatever its entry, is `runCall`.
+ * Every change goes through the journal (journal.ts): written to the ledger first, applied in
+ * memory after. Every capability call, whatever its entry, is `runCall` (callPath.ts); what a
+ * restart leaves unfinished is closed by `recover` (recovery.ts).
  *
- * Longer than ~350 lines on purpose: the task actions, the call path and the restart recovery
- * all go through `#record` and the transitions, and read best beside them. What could stand
- * alone has moved out: the state machine (task.ts), a call in flight (call.ts), what memory
- * holds (memory.ts), the ledger scan of a restart (recovery.ts).
+ * About 390 lines: the task actions share the moves (submit, advance, run, cancel, barrier) that
+ * keep one task active per session, and read best beside them.
  */
 import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
-import { SYSTEM } from '../../shared/principal';
-import {
-  DEFAULT_SESSION,
-  type CallCancellation,
-  type CallStatus,
-  type SessionView,
-  type TaskState,
-  type TaskView,
-  type TasksQuery,
-  type TasksView,
-} from '../../shared/tasks';
+import { DEFAULT_SESSION, type CallCancellation, type SessionView, type TaskView, type TasksQuery, type TasksView } from '../../shared/tasks';
 import type { Catalog } from '../catalog/catalog';
 import type { TaskStore } from '../store/taskStore';
-import { RuntimeMemory, type MemoryLimits } from './memory';
-import { currentPrincipal, runAs } from './principal';
-import { unendedCalls } from './recovery';
 import { CapabilityContext, type AdmissionBudget } from './admission';
-import { Call, type CallOutcome, type CallSpec } from './call';
+import type { CallOutcome, CallSpec } from './call';
+import { CallPath } from './callPath';
 import { Grants } from './grants';
-import type { Ledger, LedgerAppend } from './ledger';
+import { TaskJournal } from './journal';
+import type { Ledger } from './ledger';
+import { RuntimeMemory, type MemoryLimits } from './memory';
+import { recoverAfterRestart } from './recovery';
 import { handoffTo, isTerminal, notActive, Session, Task, type InFlight, type RunningTask } from './task';
 
 export interface RuntimeConfig {
@@ -54,7 +45,6 @@ export interface RuntimeLimits extends MemoryLimits {
 
 export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { finishedTasks: 200, sessions: 500, steersPerTask: 100, reductionsPerTask: 100 };
 export const DEFAULT_FINISHED_PAGE = 50;
-const RESTARTED = 'gateway restarted';
 
 /**
  * Work a task does besides its calls, such as a Harn script: whatever stops the task (cancel,
@@ -72,7 +62,8 @@ export interface TaskWork {
 
 export class TaskRuntime {
   readonly #memory: RuntimeMemory;
-  readonly #listeners = new Set<(task: TaskView) => void>();
+  readonly #journal: TaskJournal;
+  readonly #calls: CallPath;
   /** Blocked follow-ups the operator let run despite their predecessor's outcome. */
   readonly #resumed = new Set<string>();
   readonly #limits: RuntimeLimits;
@@ -87,30 +78,20 @@ export class TaskRuntime {
   ) {
     this.#limits = { ...DEFAULT_RUNTIME_LIMITS, ...config.limits };
     this.#memory = new RuntimeMemory(store, this.#limits);
+    this.#journal = new TaskJournal(ledger, store, this.#memory);
+    this.#calls = new CallPath(this.#journal, config.graceMs);
   }
 
-  /**
-   * After a restart: every task the last process left unfinished is closed as failed, each call
-   * it started without an end gets one with an unknown outcome, and a mutating one arms its
-   * session's mutation gate until the operator acknowledges it. All of it recorded.
-   */
-  async recover(): Promise<void> {
-    // Nobody asked for this: its entries name the gateway itself.
-    runAs(SYSTEM, () => {
-      for (const sessionId of this.store.sessionsWithUnfinishedTasks()) {
-        const session = this.#session(sessionId);
-        for (const task of session.tasks.filter((t) => !isTerminal(t.state))) this.#closeAfterRestart(task, session);
-        session.trim();
-      }
-    });
-    await this.ledger.durable();
+  /** After a restart, before anyone can call: what the last process left unfinished is closed, on record (recovery.ts). */
+  recover(): Promise<void> {
+    return recoverAfterRestart(this.#journal);
   }
 
   // ---- actions ----------------------------------------------------------------------------
 
   /** Start: creates and runs a task when the session has none active. */
   start(sessionId: string, title: string, input?: string): RunningTask {
-    const session = this.#session(sessionId);
+    const session = this.#journal.session(sessionId);
     const active = session.active;
     if (active) {
       throw new CapstanError('TASK_ACTIVE', `session "${sessionId}" already runs "${active.title}" (${active.id}); steer it, queue a follow-up or supersede it`, {
@@ -133,9 +114,9 @@ export class TaskRuntime {
     }
     const work = this.#work.get(task.id);
     work?.assertSteerable();
-    const session = this.#session(task.sessionId);
+    const session = this.#journal.session(task.sessionId);
     const at = new Date().toISOString();
-    this.#record(task, { kind: 'steer', details: { textDigest: this.ledger.digest(text) } }, (seq) => {
+    this.#journal.record(task, { kind: 'steer', details: { textDigest: this.ledger.digest(text) } }, (seq) => {
       task.steered(seq, text, at);
       this.#memory.say(session, seq, { role: 'operator', text, taskId: task.id, at });
     });
@@ -159,7 +140,7 @@ export class TaskRuntime {
 
   /** Follow-up: queued until the tasks before it end; runs at once when nothing is ahead. */
   followUp(sessionId: string, title: string, input: string | undefined, requiresSuccess: boolean): Task {
-    const session = this.#session(sessionId);
+    const session = this.#journal.session(sessionId);
     const task = this.#submit(session, title, input, { requiresSuccess, ahead: false });
     this.#advance(session);
     return task;
@@ -173,13 +154,13 @@ export class TaskRuntime {
    * last task that ran). A follow-up submitted meanwhile queues behind the replacement.
    */
   async supersede(sessionId: string, title: string, input?: string): Promise<Task> {
-    const session = this.#session(sessionId);
-    for (const waiting of session.waiting) this.#transition(waiting, 'superseded', 'discarded by a supersede before it ran');
+    const session = this.#journal.session(sessionId);
+    for (const waiting of session.waiting) this.#journal.transition(waiting, 'superseded', 'discarded by a supersede before it ran');
     const task = this.#submit(session, title, input, { requiresSuccess: false, ahead: true });
     const active = session.active;
     // A task already stopping (finishing, or cancelled by someone else) is waited for, not cancelled twice;
     // whoever ends it runs the replacement next.
-    if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#ended(active));
+    if (active) await (active.state === 'running' ? this.#cancel(active, 'superseded', 'superseded by a new task') : this.#journal.ended(active));
     else this.#advance(session);
     return task;
   }
@@ -187,10 +168,10 @@ export class TaskRuntime {
   /** Finish: the task's final message; waits for its calls to end, then the next task may run. */
   async finish(sessionId: string, taskId: string | undefined, message: string, outcome: 'succeeded' | 'failed'): Promise<Task> {
     const task = this.#runningOrActive(sessionId, taskId);
-    const session = this.#session(task.sessionId);
+    const session = this.#journal.session(task.sessionId);
     task.assertCanMove('quiescing');
     const at = new Date().toISOString();
-    this.#transition(task, 'quiescing', 'finishing', { messageDigest: this.ledger.digest(message) }, (seq) => {
+    this.#journal.transition(task, 'quiescing', 'finishing', { messageDigest: this.ledger.digest(message) }, (seq) => {
       task.finishing(seq, message);
       this.#memory.say(session, seq, { role: 'task', text: message, taskId: task.id, at });
     });
@@ -205,12 +186,12 @@ export class TaskRuntime {
     if (isTerminal(task.state)) throw notActive(task);
     if (task.state === 'queued' || task.state === 'blocked') {
       task.assertCanMove('cancelled');
-      this.#record(task, { kind: 'cancellation', details: { reason, callsInFlight: 0 } });
-      this.#transition(task, 'cancelled', reason);
-      this.#advance(this.#session(task.sessionId));
+      this.#journal.record(task, { kind: 'cancellation', details: { reason, callsInFlight: 0 } });
+      this.#journal.transition(task, 'cancelled', reason);
+      this.#advance(this.#journal.session(task.sessionId));
       return task;
     }
-    await (task.state === 'running' ? this.#cancel(task, 'cancelled', reason) : this.#ended(task));
+    await (task.state === 'running' ? this.#cancel(task, 'cancelled', reason) : this.#journal.ended(task));
     return task;
   }
 
@@ -220,21 +201,21 @@ export class TaskRuntime {
     if (task.state !== 'blocked') {
       throw new CapstanError('TASK_NOT_ACTIVE', `${task.id} is ${task.state}; only a blocked follow-up can be resumed`, { state: task.state });
     }
-    this.#transition(task, 'queued', 'resumed by the operator', { overrideDependency: true });
+    this.#journal.transition(task, 'queued', 'resumed by the operator', { overrideDependency: true });
     this.#resumed.add(task.id);
-    this.#advance(this.#session(task.sessionId));
+    this.#advance(this.#journal.session(task.sessionId));
     return task;
   }
 
   /** Acknowledge: the operator accepts a mutating call's unknown outcome; mutations may run again. */
   acknowledge(taskId: string, requestId: string): SessionView {
     const task = this.get(taskId);
-    const session = this.#session(task.sessionId);
+    const session = this.#journal.session(task.sessionId);
     const unknown = session.unknownOutcomes.get(requestId);
     if (!unknown) {
       throw new CapstanError('NOTHING_TO_ACKNOWLEDGE', `no mutating call "${requestId}" with an unknown outcome in session "${session.id}"`);
     }
-    this.#record(
+    this.#journal.record(
       task,
       { kind: 'acknowledgement', requestId, capability: unknown.capability, details: { acknowledged: 'outcome_unknown', remainingUnknown: session.unknownOutcomes.size - 1 } },
       () => this.#memory.clearUnknownOutcome(session, requestId),
@@ -255,7 +236,7 @@ export class TaskRuntime {
       });
     }
     grants.assertReducible(grant);
-    this.#record(task, { kind: 'grant_reduced', details: { pattern: grant.pattern, authority: grant.authority } }, () => grants.reduce(grant));
+    this.#journal.record(task, { kind: 'grant_reduced', details: { pattern: grant.pattern, authority: grant.authority } }, () => grants.reduce(grant));
     return task;
   }
 
@@ -272,7 +253,7 @@ export class TaskRuntime {
       return task.running();
     }
     const session = sessionId ?? DEFAULT_SESSION;
-    const active = this.#session(session).active;
+    const active = this.#journal.session(session).active;
     return active ? active.running() : this.start(session, 'Manual calls');
   }
 
@@ -282,142 +263,26 @@ export class TaskRuntime {
     return this.taskForCall(where);
   }
 
-  /**
-   * Runs one capability call in a running task, whatever its entry: granted `execute`? → may it
-   * mutate? → confirmed? → recorded as started → the work under its deadline, abortable by the
-   * task's cancellation → recorded as finished. Resolves only once the end is durable, so a call
-   * a client hears about is a call on record. A refusal is recorded, then thrown.
-   */
-  async runCall(task: RunningTask, spec: CallSpec, work: (signal: AbortSignal) => unknown): Promise<CallOutcome> {
-    const { requestId, capability } = spec;
-    if (task.calls.has(requestId)) throw new CapstanError('BAD_REQUEST', `requestId "${requestId}" is already running in ${task.id}`).inTask(task.id);
-    try {
-      task.grants.require(capability, 'tool', 'execute');
-      if (spec.mutating) this.#assertMayMutate(task);
-      if (spec.confirm) {
-        const confirmation = await this.#confirmation(task, spec.confirm);
-        // A confirmation may take minutes (an agent's call waits for the operator): what it
-        // was asked under is asked again, so a task that stopped or a grant lowered meanwhile holds.
-        task.running();
-        task.grants.require(capability, 'tool', 'execute');
-        if (spec.mutating) this.#assertMayMutate(task);
-        this.#record(task, { kind: 'confirmation', requestId, capability, details: confirmation });
-      }
-    } catch (error) {
-      if (error instanceof CapstanError && !isTerminal(task.state)) this.#refuse(task, requestId, capability, error.code);
-      await this.ledger.durable();
-      throw error instanceof CapstanError ? error.inTask(task.id) : error;
-    }
-
-    const call = new Call(spec, this.config.graceMs);
-    // Settles once the call's end is recorded (rejects if recording it failed): the cancellation barrier.
-    const { promise: recorded, resolve, reject } = Promise.withResolvers<CallOutcome>();
-    // In flight from its recorded start, so the task view that announces the start counts it.
-    this.#record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
-      task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
-    );
-    call
-      .run(work)
-      .then((outcome) => {
-        this.#finishCall(task, call, outcome);
-        return outcome;
-      })
-      .then(resolve, reject);
-    const outcome = await recorded;
-    await this.ledger.durable();
-    return outcome;
+  /** Runs one capability call in a running task, whatever its entry (callPath.ts). */
+  runCall(task: RunningTask, spec: CallSpec, work: (signal: AbortSignal) => unknown): Promise<CallOutcome> {
+    return this.#calls.run(task, spec, work);
   }
 
-  /**
-   * Cancels one running call, not its task: a `cancellation` naming the call is recorded, then the
-   * call is told to stop and gets the grace period, as in a task's cancellation (one that does
-   * neither ends `outcome_unknown`, and a mutating one then blocks the session's mutations until
-   * acknowledged). Resolves with how the call ended once that is on record; the task runs on.
-   * Who may cancel it is the gateway's to decide (`runningCall` names who made it).
-   */
-  async cancelCall(requestId: string, reason = 'call cancelled by the operator'): Promise<CallCancellation> {
-    const { task, inFlight } = this.runningCall(requestId);
-    const { capability } = inFlight.call.spec;
-    this.#record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
-    inFlight.call.abort('cancelled', 'call');
-    const outcome = await inFlight.recorded;
-    await this.ledger.durable();
-    return { requestId, taskId: task.id, capability, status: outcome.status, durationMs: outcome.durationMs };
+  /** Cancels one running call, not its task (callPath.ts). */
+  cancelCall(requestId: string, reason?: string): Promise<CallCancellation> {
+    return this.#calls.cancel(requestId, reason);
   }
 
-  /** The call running under `requestId`, its task and who made it; CALL_NOT_RUNNING when it already ended, else CALL_NOT_FOUND. */
+  /** The call running under `requestId`, its task and who made it. */
   runningCall(requestId: string): { task: Task; inFlight: InFlight } {
-    for (const task of this.#memory.unfinished()) {
-      const inFlight = task.calls.get(requestId);
-      if (inFlight) return { task, inFlight };
-    }
-    const ended = this.ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).at(-1);
-    if (ended) {
-      throw new CapstanError('CALL_NOT_RUNNING', `call "${requestId}" already ended (${String(ended.details.status)}); there is nothing to cancel`, {
-        callStatus: ended.details.status,
-      });
-    }
-    throw new CapstanError('CALL_NOT_FOUND', `no call "${requestId}" is running`);
-  }
-
-  /**
-   * Asks for the call's confirmation with a signal that aborts as soon as the task leaves
-   * `running`: a call waiting for a person ends with its task (refused and recorded in the
-   * task's last moments, before its barrier commits), and nothing is left waiting after it.
-   */
-  async #confirmation(task: Task, confirm: NonNullable<CallSpec['confirm']>): Promise<Record<string, unknown>> {
-    const stopped = new AbortController();
-    const stop = this.onChange((view) => {
-      if (view.id === task.id && view.state !== 'running') stopped.abort(notActive(task));
-    });
-    try {
-      return await confirm(stopped.signal);
-    } finally {
-      stop();
-    }
-  }
-
-  #finishCall(task: Task, call: Call, outcome: CallOutcome): void {
-    const { requestId, capability, mutating } = call.spec;
-    const session = this.#session(task.sessionId);
-    const evidence = outcome.status === 'ok' ? { resultDigest: this.ledger.digestJson(outcome.resultJson) } : { code: outcome.error.code };
-    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
-      task.calls.delete(requestId);
-      task.counts[outcome.status] += 1;
-      if (outcome.status === 'outcome_unknown' && mutating) this.#memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
-    });
-  }
-
-  /**
-   * A call that did not start, both ends on record: refused (grant, mutation gate, a denied or
-   * expired approval...), or answered with a confirmation challenge (CONFIRMATION_REQUIRED, the
-   * HTTP round trip), which is no refusal: the same call comes back confirmed and runs, so it is
-   * counted apart, as a confirmation request.
-   */
-  #refuse(task: Task, requestId: string, capability: string, code: string): void {
-    const status: CallStatus = code === 'CONFIRMATION_REQUIRED' ? 'confirmation_requested' : 'refused';
-    const started = status === 'refused' ? { refused: true } : { confirmationRequested: true };
-    this.#record(task, { kind: 'call_started', requestId, capability, details: started });
-    this.#record(task, { kind: 'call_finished', requestId, capability, details: { status, code, durationMs: 0 } }, () => {
-      task.counts[status] += 1;
-    });
-  }
-
-  /** Refuses a new mutating call while a mutating call of the session has an unknown outcome. */
-  #assertMayMutate(task: Task): void {
-    const [first] = this.#session(task.sessionId).unknownOutcomes.values();
-    if (first) {
-      throw new CapstanError('MUTATION_BLOCKED', `the outcome of ${first.capability} (${first.requestId}) is unknown; acknowledge it before running another mutating call`, {
-        blockedBy: first.requestId,
-      });
-    }
+    return this.#calls.running(requestId);
   }
 
   // ---- reading ----------------------------------------------------------------------------
 
   /** A task in memory, or one read back from the store (ended tasks leave memory beyond a limit). */
   get(taskId: string): Task {
-    return this.#memory.task(taskId);
+    return this.#journal.task(taskId);
   }
 
   /**
@@ -430,7 +295,7 @@ export class TaskRuntime {
     const tasks = [...unfinished, ...page.tasks.map((record) => this.#memory.held(record.view.id) ?? record.view)];
     const sessionIds = new Set([...this.#memory.sessionIds(), ...tasks.map((task) => task.sessionId)]);
     return {
-      sessions: [...sessionIds].map((id) => this.#session(id).view()),
+      sessions: [...sessionIds].map((id) => this.#journal.session(id).view()),
       tasks,
       finishedTotal: page.total,
       finishedBefore: page.before,
@@ -439,48 +304,15 @@ export class TaskRuntime {
   }
 
   onChange(listener: (task: TaskView) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#journal.onChange(listener);
   }
 
   // ---- internals --------------------------------------------------------------------------
 
-  #session(id: string): Session {
-    return this.#memory.session(id);
-  }
-
-  /** Ends a task the last process left unfinished (see `recover`); the only move outside the state machine. */
-  #closeAfterRestart(task: Task, session: Session): void {
-    for (const started of unendedCalls(this.ledger, task.id)) {
-      const requestId = started.requestId!;
-      const capability = started.capability ?? 'unknown';
-      this.#record(task, { kind: 'call_finished', requestId, capability, details: { status: 'outcome_unknown', code: 'OUTCOME_UNKNOWN', reason: RESTARTED } }, () => {
-        task.counts.outcome_unknown += 1;
-        if (started.details.mutating === true) this.#memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
-      });
-    }
-    this.#record(task, { kind: 'task_transition', details: { from: task.state, to: 'failed', reason: RESTARTED } }, (seq) => task.moved(seq, 'failed'));
-    this.#memory.remember(task);
-  }
-
   #runningOrActive(sessionId: string, taskId: string | undefined): RunningTask {
-    const task = taskId ? this.get(taskId) : this.#session(sessionId).active;
+    const task = taskId ? this.get(taskId) : this.#journal.session(sessionId).active;
     if (!task) throw notActive(undefined, sessionId);
     return task.running();
-  }
-
-  /**
-   * Writes the entry, then applies the change it records: a write that fails changes nothing.
-   * The entry's seq becomes the task's and the session's version.
-   */
-  #record(task: Task, entry: Omit<LedgerAppend, 'taskId' | 'sessionId'>, change?: (seq: number) => void): void {
-    const { seq } = this.ledger.append({ ...entry, taskId: task.id, sessionId: task.sessionId });
-    change?.(seq);
-    task.touched(seq);
-    this.#session(task.sessionId).version = seq;
-    const record = task.record();
-    this.store.saveTask(record);
-    for (const listener of this.#listeners) listener(record.view);
   }
 
   /**
@@ -494,7 +326,7 @@ export class TaskRuntime {
     const predecessor = options.ahead ? session.lastRan : session.tasks.at(-1);
     const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length);
     const at = new Date().toISOString();
-    this.#record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, (seq) => {
+    this.#journal.record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, (seq) => {
       task.submittedSeq = seq;
       if (options.ahead && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
       else session.tasks.push(task);
@@ -513,7 +345,7 @@ export class TaskRuntime {
     const predecessor = next.predecessorId ? this.get(next.predecessorId) : undefined;
     const dependencyFailed = next.requiresSuccess && predecessor && predecessor.state !== 'succeeded' && !this.#resumed.has(next.id);
     if (dependencyFailed) {
-      this.#transition(next, 'blocked', `its predecessor ended ${predecessor.state}`);
+      this.#journal.transition(next, 'blocked', `its predecessor ended ${predecessor.state}`);
       return;
     }
     this.#run(next, predecessor);
@@ -521,17 +353,17 @@ export class TaskRuntime {
 
   #run(task: Task, predecessor?: Task): void {
     const run = { snapshot: this.catalog.snapshot(), grants: new Grants(this.config.grants), context: new CapabilityContext(this.config.budget) };
-    const handoff = predecessor && isTerminal(predecessor.state) ? handoffTo(task, predecessor, run, this.#session(task.sessionId).conversation) : null;
-    this.#transition(task, 'running', predecessor ? `after ${predecessor.id}` : 'started', {}, (seq) => task.moved(seq, 'running', { run, handoff }));
+    const handoff = predecessor && isTerminal(predecessor.state) ? handoffTo(task, predecessor, run, this.#journal.session(task.sessionId).conversation) : null;
+    this.#journal.transition(task, 'running', predecessor ? `after ${predecessor.id}` : 'started', {}, (seq) => task.moved(seq, 'running', { run, handoff }));
   }
 
   async #cancel(task: Task, terminal: 'cancelled' | 'superseded', reason: string): Promise<void> {
     const calls = [...task.calls.values()];
     task.assertCanMove('cancelling');
-    this.#record(task, { kind: 'cancellation', details: { reason, callsInFlight: calls.length } });
-    this.#transition(task, 'cancelling', reason);
+    this.#journal.record(task, { kind: 'cancellation', details: { reason, callsInFlight: calls.length } });
+    this.#journal.transition(task, 'cancelling', reason);
     for (const { call } of calls) call.abort('cancelled');
-    this.#transition(task, 'quiescing', 'waiting for running calls to end');
+    this.#journal.transition(task, 'quiescing', 'waiting for running calls to end');
     await this.#barrier(task);
     this.#end(task, terminal, reason);
   }
@@ -549,31 +381,9 @@ export class TaskRuntime {
     await this.ledger.durable();
   }
 
-  /** Resolves when the task reaches a terminal state. */
-  #ended(task: Task): Promise<void> {
-    if (isTerminal(task.state)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const stop = this.onChange((view) => {
-        if (view.id === task.id && isTerminal(view.state)) {
-          stop();
-          resolve();
-        }
-      });
-    });
-  }
-
   #end(task: Task, state: 'succeeded' | 'failed' | 'cancelled' | 'superseded', reason: string): void {
-    this.#transition(task, state, reason);
-    this.#advance(this.#session(task.sessionId));
+    this.#journal.transition(task, state, reason);
+    this.#advance(this.#journal.session(task.sessionId));
   }
 
-  #transition(task: Task, to: TaskState, reason: string, extra: Record<string, unknown> = {}, change?: (seq: number) => void): void {
-    const from = task.state;
-    task.assertCanMove(to);
-    this.#record(task, { kind: 'task_transition', details: { from, to, reason, ...extra } }, (seq) => {
-      change?.(seq);
-      if (task.state !== to) task.moved(seq, to);
-    });
-    if (isTerminal(to)) this.#memory.remember(task);
-  }
 }

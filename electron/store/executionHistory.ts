@@ -8,6 +8,9 @@
  * Whose calls: the operator's (the console over IPC or HTTP, `capstan call`, curl or an MCP client
  * with the operator's token). Agents' calls are theirs (their ledger entries and the Approvals queue),
  * and Harn scripts have their run panel; neither passes through here.
+ *
+ * About 370 lines: the memory bounds, the opt-in file and its batched writes change the same
+ * entries, and splitting them would expose the entries' bookkeeping between modules.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';

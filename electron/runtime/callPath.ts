@@ -1,0 +1,147 @@
+/**
+ * The runtime's call path: every capability call, whatever its entry, runs here in a running
+ * task. granted `execute`? → may it mutate? → confirmed? → recorded as started → the work under
+ * its deadline, abortable by the task's cancellation (call.ts) → recorded as finished. A refusal
+ * is recorded, then thrown. One call may also be cancelled alone, its task running on.
+ */
+import { CapstanError } from '../../shared/errors';
+import type { CallCancellation, CallStatus } from '../../shared/tasks';
+import { Call, type CallOutcome, type CallSpec } from './call';
+import type { TaskJournal } from './journal';
+import { currentPrincipal } from './principal';
+import { isTerminal, notActive, type InFlight, type RunningTask, type Task } from './task';
+
+export class CallPath {
+  constructor(
+    private readonly journal: TaskJournal,
+    private readonly graceMs: number,
+  ) {}
+
+  /** Resolves only once the call's end is durable, so a call a client hears about is a call on record. */
+  async run(task: RunningTask, spec: CallSpec, work: (signal: AbortSignal) => unknown): Promise<CallOutcome> {
+    const { ledger } = this.journal;
+    const { requestId, capability } = spec;
+    if (task.calls.has(requestId)) throw new CapstanError('BAD_REQUEST', `requestId "${requestId}" is already running in ${task.id}`).inTask(task.id);
+    try {
+      task.grants.require(capability, 'tool', 'execute');
+      if (spec.mutating) this.#assertMayMutate(task);
+      if (spec.confirm) {
+        const confirmation = await this.#confirmation(task, spec.confirm);
+        // A confirmation may take minutes (an agent's call waits for the operator): what it
+        // was asked under is asked again, so a task that stopped or a grant lowered meanwhile holds.
+        task.running();
+        task.grants.require(capability, 'tool', 'execute');
+        if (spec.mutating) this.#assertMayMutate(task);
+        this.journal.record(task, { kind: 'confirmation', requestId, capability, details: confirmation });
+      }
+    } catch (error) {
+      if (error instanceof CapstanError && !isTerminal(task.state)) this.#refuse(task, requestId, capability, error.code);
+      await ledger.durable();
+      throw error instanceof CapstanError ? error.inTask(task.id) : error;
+    }
+
+    const call = new Call(spec, this.graceMs);
+    // Settles once the call's end is recorded (rejects if recording it failed): the cancellation barrier.
+    const { promise: recorded, resolve, reject } = Promise.withResolvers<CallOutcome>();
+    // In flight from its recorded start, so the task view that announces the start counts it.
+    this.journal.record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
+      task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
+    );
+    call
+      .run(work)
+      .then((outcome) => {
+        this.#finish(task, call, outcome);
+        return outcome;
+      })
+      .then(resolve, reject);
+    const outcome = await recorded;
+    await ledger.durable();
+    return outcome;
+  }
+
+  /**
+   * Cancels one running call, not its task: a `cancellation` naming the call is recorded, then the
+   * call is told to stop and gets the grace period, as in a task's cancellation (one that does
+   * neither ends `outcome_unknown`, and a mutating one then blocks the session's mutations until
+   * acknowledged). Resolves with how the call ended once that is on record; the task runs on.
+   * Who may cancel it is the gateway's to decide (`running` names who made it).
+   */
+  async cancel(requestId: string, reason = 'call cancelled by the operator'): Promise<CallCancellation> {
+    const { task, inFlight } = this.running(requestId);
+    const { capability } = inFlight.call.spec;
+    this.journal.record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
+    inFlight.call.abort('cancelled', 'call');
+    const outcome = await inFlight.recorded;
+    await this.journal.ledger.durable();
+    return { requestId, taskId: task.id, capability, status: outcome.status, durationMs: outcome.durationMs };
+  }
+
+  /** The call running under `requestId`, its task and who made it; CALL_NOT_RUNNING when it already ended, else CALL_NOT_FOUND. */
+  running(requestId: string): { task: Task; inFlight: InFlight } {
+    for (const task of this.journal.memory.unfinished()) {
+      const inFlight = task.calls.get(requestId);
+      if (inFlight) return { task, inFlight };
+    }
+    const ended = this.journal.ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).at(-1);
+    if (ended) {
+      throw new CapstanError('CALL_NOT_RUNNING', `call "${requestId}" already ended (${String(ended.details.status)}); there is nothing to cancel`, {
+        callStatus: ended.details.status,
+      });
+    }
+    throw new CapstanError('CALL_NOT_FOUND', `no call "${requestId}" is running`);
+  }
+
+  /**
+   * Asks for the call's confirmation with a signal that aborts as soon as the task leaves
+   * `running`: a call waiting for a person ends with its task (refused and recorded in the
+   * task's last moments, before its barrier commits), and nothing is left waiting after it.
+   */
+  async #confirmation(task: Task, confirm: NonNullable<CallSpec['confirm']>): Promise<Record<string, unknown>> {
+    const stopped = new AbortController();
+    const stop = this.journal.onChange((view) => {
+      if (view.id === task.id && view.state !== 'running') stopped.abort(notActive(task));
+    });
+    try {
+      return await confirm(stopped.signal);
+    } finally {
+      stop();
+    }
+  }
+
+  #finish(task: Task, call: Call, outcome: CallOutcome): void {
+    const { requestId, capability, mutating } = call.spec;
+    const { ledger, memory } = this.journal;
+    const session = this.journal.session(task.sessionId);
+    const evidence = outcome.status === 'ok' ? { resultDigest: ledger.digestJson(outcome.resultJson) } : { code: outcome.error.code };
+    this.journal.record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
+      task.calls.delete(requestId);
+      task.counts[outcome.status] += 1;
+      if (outcome.status === 'outcome_unknown' && mutating) memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });
+    });
+  }
+
+  /**
+   * A call that did not start, both ends on record: refused (grant, mutation gate, a denied or
+   * expired approval...), or answered with a confirmation challenge (CONFIRMATION_REQUIRED, the
+   * HTTP round trip), which is no refusal: the same call comes back confirmed and runs, so it is
+   * counted apart, as a confirmation request.
+   */
+  #refuse(task: Task, requestId: string, capability: string, code: string): void {
+    const status: CallStatus = code === 'CONFIRMATION_REQUIRED' ? 'confirmation_requested' : 'refused';
+    const started = status === 'refused' ? { refused: true } : { confirmationRequested: true };
+    this.journal.record(task, { kind: 'call_started', requestId, capability, details: started });
+    this.journal.record(task, { kind: 'call_finished', requestId, capability, details: { status, code, durationMs: 0 } }, () => {
+      task.counts[status] += 1;
+    });
+  }
+
+  /** Refuses a new mutating call while a mutating call of the session has an unknown outcome. */
+  #assertMayMutate(task: Task): void {
+    const [first] = this.journal.session(task.sessionId).unknownOutcomes.values();
+    if (first) {
+      throw new CapstanError('MUTATION_BLOCKED', `the outcome of ${first.capability} (${first.requestId}) is unknown; acknowledge it before running another mutating call`, {
+        blockedBy: first.requestId,
+      });
+    }
+  }
+}
