@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './build/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'test-results/**', 'playwright-report/**'] },
@@ -35,5 +36,11 @@ export default tseslint.config(
     files: ['electron/**/*.ts', 'shared/**/*.ts'],
     ignores: ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**'],
     rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
+  },
+  {
+    // Dependencies point down the layers of docs/ARCHITECTURE.md (build/layers.js).
+    files: ['electron/**/*.ts', 'shared/**/*.ts'],
+    plugins: { capstan: layersPlugin },
+    rules: { 'capstan/layering': 'error' },
   },
 );

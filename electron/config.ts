@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { Grant } from '../shared/capability';
 import { McpServerEntry, McpServerName, ToolPolicyRule } from '../shared/mcp';
 import { HarnConfig } from '../shared/harn';
-import { parseAllowEntry } from './providers/builtin/destinations';
+import { parseAllowEntry } from './allowEntry';
 
 export const CONFIG_FILE = 'config.json';
 

@@ -17,7 +17,7 @@ import { CallService } from './services/calls';
 import { Challenges } from './services/challenges';
 import { Confirmation } from './services/confirmation';
 import { createDiscovery } from './services/discovery';
-import { EventBus, progressReporter } from './events';
+import { EventBus, progressReporter } from './services/events';
 import { HarnRuns } from './harn/runs';
 import type { Logger } from './logger';
 import { builtinProvider } from './providers/builtin';

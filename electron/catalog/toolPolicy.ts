@@ -6,7 +6,7 @@
  */
 import type { RiskLevel, ToolContract } from '../../shared/capability';
 import type { ToolPolicyRule } from '../../shared/mcp';
-import { globMatcher } from '../runtime/grants';
+import { globMatcher } from '../../shared/glob';
 
 const RISK_ORDER: readonly RiskLevel[] = ['low', 'medium', 'high'];
 export const higherRisk = (a: RiskLevel, b: RiskLevel): RiskLevel => (RISK_ORDER.indexOf(a) >= RISK_ORDER.indexOf(b) ? a : b);

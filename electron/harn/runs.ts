@@ -8,7 +8,7 @@ import { basename, isAbsolute } from 'node:path';
 import { CapstanError } from '../../shared/errors';
 import type { HarnConfig, HarnRunRequest, HarnRunsView, HarnRunView } from '../../shared/harn';
 import { DEFAULT_SESSION, TERMINAL_STATES, type TaskView } from '../../shared/tasks';
-import type { EventBus } from '../events';
+import type { EventBus } from '../services/events';
 import type { BridgeParts } from './bridge';
 import { HarnRun } from './run';
 

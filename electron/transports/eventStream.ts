@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../shared/errors';
 import type { CapstanEvent } from '../../shared/events';
 import type { LedgerEntry } from '../../shared/ledger';
-import type { EventBus } from '../events';
+import type { EventBus } from '../services/events';
 import type { Ledger } from '../runtime/ledger';
 
 /**

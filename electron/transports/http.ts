@@ -18,7 +18,7 @@ import { operations, type OperationName } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
 import { EVENTS_PATH } from '../../shared/events';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
-import type { EventBus } from '../events';
+import type { EventBus } from '../services/events';
 import type { Ledger } from '../runtime/ledger';
 import { ZodUndefined } from 'zod';
 import { OPERATOR, type Principal } from '../../shared/principal';

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, readConfig } from '../../electron/config';
-import { DestinationPolicy, parseAllowEntry, pinnedLookup, specialRange, type Resolver } from '../../electron/providers/builtin/destinations';
+import { parseAllowEntry } from '../../electron/allowEntry';
+import { DestinationPolicy, pinnedLookup, specialRange, type Resolver } from '../../electron/providers/builtin/destinations';
 import { CapstanError } from '../../shared/errors';
 
 const never = new AbortController().signal;

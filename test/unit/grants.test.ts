@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Grants, authorityFor, globMatcher } from '../../electron/runtime/grants';
+import { Grants, authorityFor } from '../../electron/runtime/grants';
+import { globMatcher } from '../../shared/glob';
 import { Authority, type Grant } from '../../shared/capability';
 
 describe('grants', () => {

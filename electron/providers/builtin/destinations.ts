@@ -16,9 +16,8 @@ import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { CapstanError } from '../../../shared/errors';
+import { familyOf, parseAllowEntry, withoutBrackets, withoutTrailingDot, type Family } from '../../allowEntry';
 
-type Family = 'ipv4' | 'ipv6';
-const familyOf = (address: string): Family | undefined => (({ 4: 'ipv4', 6: 'ipv6' }) as const)[isIP(address) as 4 | 6];
 
 /** IANA's special-purpose IPv4 ranges that are not globally reachable, plus multicast and broadcast. */
 const SPECIAL_IPV4: readonly [cidr: string, name: string][] = [
@@ -122,38 +121,6 @@ export function specialRange(address: string): string | undefined {
   if (range) return range.label;
   if (family === 'ipv6' && !GLOBAL_IPV6.check(address, 'ipv6')) return 'not IPv6 global unicast (outside 2000::/3)';
   return undefined;
-}
-
-export type AllowEntry = { host: string } | { address: string; prefix: number; family: Family };
-
-const withoutBrackets = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
-const withoutTrailingDot = (host: string) => host.replace(/\.$/, '');
-
-/**
- * Reads one `httpCheck.allow` entry: a CIDR (`10.0.0.0/8`, `fd00::/8`), an IP address (a /32 or
- * /128) or an exact host name (no wildcards). Throws with the reason, for config.json's error.
- * Addresses must be written canonically, so the file says plainly what it allows.
- */
-export function parseAllowEntry(entry: string): AllowEntry {
-  const [written = '', prefix, ...rest] = entry.split('/');
-  const address = withoutBrackets(written);
-  const family = familyOf(address);
-  if (prefix !== undefined || rest.length) {
-    if (!family) throw new Error(`"${written}" before the "/" is not an IP address`);
-    const max = family === 'ipv4' ? 32 : 128;
-    if (rest.length || !/^\d{1,3}$/.test(prefix ?? '') || Number(prefix) > max) throw new Error(`the prefix length must be a whole number from 0 to ${max}`);
-    return { address, prefix: Number(prefix), family };
-  }
-  if (family) return { address, prefix: family === 'ipv4' ? 32 : 128, family };
-  let host: string;
-  try {
-    host = new URL(`http://${entry}/`).hostname;
-  } catch {
-    throw new Error('not a host name, an IP address or a CIDR');
-  }
-  if (familyOf(withoutBrackets(host))) throw new Error(`an IP address in an unusual spelling: write it as ${withoutBrackets(host)}`);
-  if (host !== entry.toLowerCase() || !/^[a-z0-9_.-]+$/.test(host)) throw new Error('not a host name, an IP address or a CIDR (no ports, paths or wildcards)');
-  return { host: withoutTrailingDot(host) };
 }
 
 /** At least one address: what a check connects to. */

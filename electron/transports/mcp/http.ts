@@ -15,7 +15,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import type { Principal } from '../../../shared/principal';
-import type { EventBus } from '../../events';
+import type { EventBus } from '../../services/events';
 import { dispatch, type ApiHandlers } from '../../services/api';
 import { sessionFor } from '../../services/principal';
 import { LoadedTools } from './loadedTools';

@@ -10,7 +10,7 @@
  * where the first stopped, its total shifted alike.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { EventBus } from '../../events';
+import type { EventBus } from '../../services/events';
 import type { ApprovalWait } from '../../services/approvals';
 
 export interface CallProgress {

@@ -15,7 +15,7 @@ import type { OperationName } from '../../../shared/api';
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
 import { isAgent, type Principal } from '../../../shared/principal';
-import type { EventBus } from '../../events';
+import type { EventBus } from '../../services/events';
 import type { Logger } from '../../logger';
 import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../../services/api';
 import type { LoadedTools } from './loadedTools';

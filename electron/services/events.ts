@@ -1,7 +1,7 @@
 /** The host's event bus: what changed, for every live client (SSE streams, the Electron window). */
-import type { CapstanEvent } from '../shared/events';
-import type { McpProgress } from './providers/mcp/calls';
-import type { Ledger } from './runtime/ledger';
+import type { CapstanEvent } from '../../shared/events';
+import type { McpProgress } from '../providers/mcp/calls';
+import type { Ledger } from '../runtime/ledger';
 
 export class EventBus {
   readonly #listeners = new Set<(event: CapstanEvent) => void>();
