@@ -2,6 +2,8 @@
  * The operator commands' exit codes (README, Running → `capstan tools`, `call`, `tasks`), so a
  * script can tell "the tool failed" from "nothing was asked" from "no gateway to ask".
  */
+import type { ErrorEnvelope } from '../../shared/api';
+
 export const EXIT = {
   /** Done: the listing printed, or the call succeeded. */
   ok: 0,
@@ -24,5 +26,16 @@ export class OperatorError extends Error {
   ) {
     // The gateway's own message may already start with its code (`ARGUMENT_MISSING: query`).
     super(code && !message.startsWith(code) ? `${code}: ${message}` : message);
+  }
+}
+
+/** The gateway answered with its error envelope (exit 1); the envelope is kept as it was sent. */
+export class GatewayError extends OperatorError {
+  constructor(
+    /** The HTTP status it came with. */
+    readonly status: number,
+    readonly envelope: ErrorEnvelope,
+  ) {
+    super(envelope.error.message, EXIT.failed, envelope.error.code);
   }
 }

@@ -9,6 +9,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readGatewayFile, type GatewayFile } from '../gatewayFile';
 
+/**
+ * The gateway's MCP endpoint, `capstan mcp`'s upstream; the one route here outside the contract's
+ * operations. It is transports/mcp/http.ts's MCP_PATH, not imported from there so that the CLI
+ * loads none of the gateway's own modules.
+ */
+export const MCP_PATH = '/mcp';
 /** Where a gateway `capstan mcp` started writes its output, the console URL line included (owner-only). */
 export const GATEWAY_LOG = 'gateway.log';
 const LOCK_FILE = 'gateway.json.lock';
@@ -22,7 +28,7 @@ export async function liveGateway(dataDir: string): Promise<GatewayFile | undefi
   const announced = readGatewayFile(dataDir);
   if (!announced || !processExists(announced.pid)) return undefined;
   try {
-    await fetch(`${announced.url}/mcp`, { method: 'GET', signal: AbortSignal.timeout(2000) });
+    await fetch(new URL(MCP_PATH, announced.url), { method: 'GET', signal: AbortSignal.timeout(2000) });
     return announced;
   } catch {
     return undefined;

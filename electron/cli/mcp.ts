@@ -15,8 +15,7 @@ import type { Progress } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from '../paths';
-import { readTokenFile, UsageError } from '../server';
+import { dataDirOf, readToken } from './connection';
 import { findOrStartGateway } from './localGateway';
 import { refusal } from '../../shared/envelope';
 import { CAPSTAN_TOOL_DESCRIPTORS, INSTRUCTIONS, SERVER_INFO } from '../../shared/mcpTools';
@@ -31,10 +30,8 @@ const CALL_TIMEOUT_MS = 60 * 60_000;
 export async function mcpCommand(args: string[], cli: string): Promise<void> {
   const { values } = parseArgs({ args, options: { 'token-file': { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
   const warn = (message: string) => void process.stderr.write(`capstan mcp: ${message}\n`);
-  const tokenFile = values['token-file'] ?? (process.env.CAPSTAN_TOKEN_FILE || undefined);
-  const token = tokenFile ? readTokenFile({ value: tokenFile, from: values['token-file'] ? '--token-file' : 'CAPSTAN_TOKEN_FILE' }, warn) : process.env.CAPSTAN_TOKEN;
-  if (!token) throw new UsageError('give the agent token with --token-file FILE or CAPSTAN_TOKEN (make one with `capstan token create --name NAME`)');
-  const dataDir = values['data-dir'] ?? (process.env.CAPSTAN_DATA_DIR || defaultDataDir());
+  const token = readToken(values, 'mcp', 'give the agent token with --token-file FILE or CAPSTAN_TOKEN (make one with `capstan token create --name NAME`)');
+  const dataDir = dataDirOf(values);
   await relay(async () => (await findOrStartGateway(dataDir, cli, warn)).url, token, warn);
 }
 

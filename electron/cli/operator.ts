@@ -1,46 +1,27 @@
 /**
  * `capstan tools`, `capstan call` and `capstan tasks`: the operator's everyday calls from a
- * terminal, against the running gateway (connection.ts), over the same HTTP API the console uses.
+ * terminal, against the running gateway (connection.ts), through the contract's operations as the
+ * console calls them (client.ts).
  * Readable tables by default, `--json` for scripts; exit codes in errors.ts.
  */
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import type { ConfirmationChallenge, ToolCallRequest, ToolCallResponse, ToolDescriptor, ToolsList } from '../../shared/api';
+import type { TaskView } from '../../shared/tasks';
 import { UsageError } from '../server';
 import { coerceArg, parseArgumentsJson, splitArg } from './arguments';
-import { connect, CONNECTION_OPTIONS, expectOk, type Gateway } from './connection';
-import { EXIT, OperatorError } from './errors';
+import { connect, CONNECTION_OPTIONS } from './connection';
+import { EXIT, GatewayError, OperatorError } from './errors';
 import { table } from './table';
-
-interface Tool {
-  id: string;
-  name: string;
-  title: string;
-  description: string;
-  riskLevel: string;
-  needConfirm: boolean;
-  mutating: boolean;
-  inputSchema: unknown;
-}
-
-interface Challenge {
-  id: string;
-  tool: string;
-  argumentsDigest: string;
-  expiresAt: string;
-}
 
 const out = (text: string) => void process.stdout.write(text);
 const err = (text: string) => void process.stderr.write(text);
 const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
-async function listTools(gateway: Gateway): Promise<{ generation: number; tools: Tool[]; loading?: string[] }> {
-  return expectOk(await gateway.request('GET', '/tools')) as unknown as { generation: number; tools: Tool[]; loading?: string[] };
-}
-
 export async function toolsCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false } }, strict: true });
-  const gateway = await connect(values, 'tools');
-  const answer = await listTools(gateway);
+  const client = await connect(values, 'tools');
+  const answer: ToolsList = await client.call('listTools', undefined);
   if (values.json) return printJson(answer);
   const rows = answer.tools.map((tool) => [tool.id, tool.riskLevel, tool.needConfirm ? 'yes' : 'no', tool.mutating ? 'yes' : 'no', tool.description.split('\n')[0] ?? '']);
   out(table(['TOOL', 'RISK', 'CONFIRM', 'WRITES', 'DESCRIPTION'], rows));
@@ -64,44 +45,48 @@ export async function callCommand(args: string[]): Promise<void> {
   const name = positionals[0]!;
   const argumentsObject = parseArgumentsJson(values.json);
   const pairs = values.arg.map(splitArg);
-  const gateway = await connect(values, 'call');
+  const client = await connect(values, 'call');
   // The schema is needed to read --arg values, and to show the tool when it asks for confirmation.
-  let tool: Tool | undefined;
-  const findTool = async () => (tool ??= (await listTools(gateway)).tools.find((candidate) => candidate.name === name || candidate.id === name));
+  let tool: ToolDescriptor | undefined;
+  const findTool = async () => (tool ??= (await client.call('listTools', undefined)).tools.find((candidate) => candidate.name === name || candidate.id === name));
   if (pairs.length > 0) {
     const schema = (await findTool())?.inputSchema;
     for (const [key, text] of pairs) argumentsObject[key] = coerceArg(schema, key, text);
   }
-  const request = { tool: name, arguments: argumentsObject, ...(values.session ? { sessionId: values.session } : {}) };
+  const request: ToolCallRequest = { tool: name, arguments: argumentsObject, ...(values.session ? { sessionId: values.session } : {}) };
 
-  let answer = await gateway.request('POST', '/tools/call', request);
-  // A tool that needs confirmation answers 428 with a challenge; a challenge that expired while
-  // the operator read it gets a new one, asked about again.
-  while (answer.status === 428) {
-    const error = answer.body.error as { code?: string; message?: string; challenge?: Challenge } | undefined;
-    const challenge = error?.challenge;
-    if (!challenge) break;
-    if (!process.stdin.isTTY) {
-      if (values.envelope) printJson(answer.body);
-      throw new OperatorError(
-        `${name} needs the operator's confirmation and there is no terminal to ask on; run it in a terminal, or call it from the console. Nothing ran.`,
-        EXIT.notConfirmed,
-        'CONFIRMATION_REQUIRED',
-      );
+  let answer: ToolCallResponse | undefined;
+  let confirmation: string | undefined;
+  // A tool that needs confirmation is refused with a challenge (CONFIRMATION_REQUIRED); a challenge
+  // that expired while the operator read it gets a new one, asked about again.
+  while (!answer) {
+    try {
+      answer = await client.call('callTool', confirmation === undefined ? request : { ...request, confirmation });
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      const challenge = error.code === 'CONFIRMATION_REQUIRED' ? error.envelope.error.challenge : undefined;
+      // --envelope prints the gateway's last answer, this refusal when it ends the command.
+      if (values.envelope && (!challenge || !process.stdin.isTTY)) printJson(error.envelope);
+      if (!challenge) throw error;
+      if (!process.stdin.isTTY) {
+        throw new OperatorError(
+          `${name} needs the operator's confirmation and there is no terminal to ask on; run it in a terminal, or call it from the console. Nothing ran.`,
+          EXIT.notConfirmed,
+          'CONFIRMATION_REQUIRED',
+        );
+      }
+      if (!(await confirm(await findTool(), name, argumentsObject, challenge))) {
+        throw new OperatorError(`not confirmed; ${name} did not run`, EXIT.notConfirmed);
+      }
+      confirmation = challenge.id;
     }
-    if (!(await confirm(await findTool(), name, argumentsObject, challenge))) {
-      throw new OperatorError(`not confirmed; ${name} did not run`, EXIT.notConfirmed);
-    }
-    answer = await gateway.request('POST', '/tools/call', { ...request, confirmation: challenge.id });
   }
-  if (values.envelope) printJson(answer.body);
-  const body = expectOk(answer);
-  if (!values.envelope) printJson(body.result);
-  err(`ok: ${String(body.requestId)} in task ${String(body.taskId)}, ${String(body.durationMs)} ms\n`);
+  printJson(values.envelope ? answer : answer.result);
+  err(`ok: ${answer.requestId} in task ${answer.taskId}, ${answer.durationMs} ms\n`);
 }
 
 /** Shows the exact call, as the console's review dialog does, and asks; only "y" or "yes" confirms. */
-async function confirm(tool: Tool | undefined, name: string, args: Record<string, unknown>, challenge: Challenge): Promise<boolean> {
+async function confirm(tool: ToolDescriptor | undefined, name: string, args: Record<string, unknown>, challenge: ConfirmationChallenge): Promise<boolean> {
   const seconds = Math.max(0, Math.round((Date.parse(challenge.expiresAt) - Date.now()) / 1000));
   err(
     [
@@ -121,25 +106,14 @@ async function confirm(tool: Tool | undefined, name: string, args: Record<string
   }
 }
 
-interface TaskRow {
-  id: string;
-  sessionId: string;
-  title: string;
-  state: string;
-  createdAt: string;
-  endedAt: string | null;
-  callCounts: Record<string, number>;
-  callsInFlight: number;
-}
-
 export async function tasksCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false }, limit: { type: 'string' } }, strict: true });
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 200)) throw new UsageError(`--limit must be an integer from 1 to 200, got "${values.limit}"`);
-  const gateway = await connect(values, 'tasks');
-  const answer = expectOk(await gateway.request('GET', `/tasks${limit === undefined ? '' : `?finishedLimit=${limit}`}`)) as { tasks: TaskRow[]; finishedTotal?: number };
+  const client = await connect(values, 'tasks');
+  const answer = await client.call('listTasks', limit === undefined ? {} : { finishedLimit: limit });
   if (values.json) return printJson(answer);
-  const calls = ({ callCounts, callsInFlight }: TaskRow) =>
+  const calls = ({ callCounts, callsInFlight }: TaskView) =>
     [
       ...Object.entries(callCounts)
         .filter(([, count]) => count > 0)

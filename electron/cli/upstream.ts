@@ -7,6 +7,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SERVER_INFO } from '../../shared/mcpTools';
+import { MCP_PATH } from './localGateway';
 
 interface Connection {
   client: Client;
@@ -51,7 +52,7 @@ export class Upstream {
   async #connect(): Promise<Connection> {
     const url = await this.gateway();
     const client = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version });
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${this.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(MCP_PATH, url), { requestInit: { headers: { authorization: `Bearer ${this.token}` } } });
     client.setNotificationHandler('notifications/tools/list_changed', () => this.onListChanged());
     try {
       await client.connect(transport);

@@ -20,7 +20,8 @@ export const MCP_USAGE = `  mcp      Serve Capstan's MCP tools over stdio, for M
 `;
 
 export const HARN_USAGE = `  harn run FILE    Run a Harn script as a task on the running gateway and print its output and
-                   outcome (exit 0 only if it succeeded; Ctrl-C cancels it)
+                   outcome (exit 0 only if it succeeded, else 1; 2 and 3 as for tools below;
+                   Ctrl-C cancels it)
            --prompt TEXT   the prompt the script is given
            --session ID    the session to run it in (default operator)
            --url URL       CAPSTAN_URL          the gateway (default: the one running for the data dir)

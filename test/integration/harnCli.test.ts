@@ -76,7 +76,8 @@ describe('capstan harn run', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^capstan harn: BAD_REQUEST: script: there is no file at /);
     const nowhere = await capstan(['harn', 'run', join(dir, 'x.harn'), '--data-dir', dir], { CAPSTAN_TOKEN: gateway.token });
-    expect(nowhere.code).toBe(2);
-    expect(nowhere.stderr).toMatch(/no gateway is running for the data dir/);
+    // As for `capstan tools`: no gateway to ask is GATEWAY_UNREACHABLE, exit 3.
+    expect(nowhere.code).toBe(3);
+    expect(nowhere.stderr).toBe(`capstan harn: GATEWAY_UNREACHABLE: no gateway is running for ${dir}; start \`capstan serve\`, or give --url\n`);
   });
 });
