@@ -11,6 +11,7 @@
  */
 import { ErrorEnvelope, operations, type OperationInput, type OperationName, type OperationOutput } from '../../shared/api';
 import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
+import { operationRequest } from '../../shared/routes';
 import { EXIT, GatewayError, OperatorError } from './errors';
 
 export interface Client {
@@ -26,37 +27,6 @@ export interface Client {
 export interface EventFeed extends AsyncIterable<CapstanEvent> {
   /** Stops reading and closes the connection (also what ending a `for await` over it does). */
   close(): void;
-}
-
-/** A request as `call` sends it: what the gateway's route for the operation reads. */
-export interface OperationRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  url: URL;
-  /** The JSON body, or null for a GET or an operation without input. */
-  body: string | null;
-}
-
-export function operationRequest<K extends OperationName>(baseUrl: string, operation: K, input: OperationInput<K>): OperationRequest {
-  const { method, path } = operations[operation];
-  const url = new URL(withPathParams(path, input), baseUrl);
-  // GET operations take their (flat) input as the query string, as the gateway reads it.
-  if (method === 'GET' && input !== undefined) url.search = queryString(input);
-  return { method, url, body: method === 'GET' || input === undefined ? null : JSON.stringify(input) };
-}
-
-/**
- * Fills a route's parameters (`/tasks/:id/cancel`) from the input's fields of the same name.
- * The fields stay in the body too: the gateway merges path and body, and the schema wants them.
- */
-export function withPathParams(path: string, input: unknown): string {
-  const fields = (input ?? {}) as Record<string, unknown>;
-  return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(fields[name] ?? '')));
-}
-
-/** A flat input as a query string; absent (undefined) fields are left out rather than sent as "undefined". */
-export function queryString(input: unknown): string {
-  const entries = Object.entries(input as Record<string, unknown>).filter(([, value]) => value !== undefined);
-  return new URLSearchParams(entries.map(([key, value]): [string, string] => [key, String(value)])).toString();
 }
 
 export function createClient(baseUrl: string, token: string): Client {

@@ -16,6 +16,7 @@ import {
 import type { CatalogView } from '../../shared/discovery';
 import { CapstanEvent, EVENTS_PATH } from '../../shared/events';
 import type { CapstanBridge } from '../../shared/ipc';
+import { operationRequest } from '../../shared/routes';
 import { ApiError, consoleError } from './errors';
 import { openEventStream, type EventStream } from './eventStream';
 
@@ -136,11 +137,7 @@ export function createHttpTransport(baseUrl: string, token: string): ConsoleTran
     options?: RequestOptions,
     headers: Record<string, string> = {},
   ): Promise<{ response: Response; text: string }> => {
-    const { method, path } = operations[operation];
-    const url = new URL(withPathParams(path, input), baseUrl);
-    // GET operations take their (flat) input as the query string, as the gateway reads it.
-    if (method === 'GET' && input !== undefined) url.search = queryString(input);
-    const requestBody = method === 'GET' || input === undefined ? null : JSON.stringify(input);
+    const { method, url, body: requestBody } = operationRequest(baseUrl, operation, input);
     let response: Response;
     let text: string;
     try {
@@ -225,21 +222,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Fills a route's parameters (`/tasks/:id/cancel`) from the input's fields of the same name.
- * The fields stay in the body too: the gateway merges path and body, and the schema wants them.
- */
-export function withPathParams(path: string, input: unknown): string {
-  const fields = (input ?? {}) as Record<string, unknown>;
-  return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(fields[name] ?? '')));
-}
-
-/** A flat input as a query string; absent (undefined) fields are left out rather than sent as "undefined". */
-export function queryString(input: unknown): string {
-  const entries = Object.entries(input as Record<string, unknown>).filter(([, value]) => value !== undefined);
-  return new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString();
 }
 
 const TOKEN_KEY = 'capstan.token';

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationName } from '../../shared/api';
-import { createClient, operationRequest, type Client } from '../../electron/cli/client';
+import { createClient, type Client } from '../../electron/cli/client';
+import { operationRequest } from '../../shared/routes';
 import { EXIT, GatewayError, OperatorError } from '../../electron/cli/errors';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
