@@ -51,6 +51,8 @@ export const ToolDescriptor = ToolContract.pick({
   returnExample: true,
   provider: true,
   tags: true,
+  runnable: true,
+  notRunnableReason: true,
 });
 export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
 

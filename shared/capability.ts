@@ -49,6 +49,15 @@ export const ToolAnnotations = z.object({
 });
 export type ToolAnnotations = z.infer<typeof ToolAnnotations>;
 
+/** An icon an MCP server declared for a tool (MCP's Icon: a URL or data: URI, and how to use it). */
+export const ToolIcon = z.object({
+  src: z.string(),
+  mimeType: z.string().optional(),
+  sizes: z.array(z.string()).optional(),
+  theme: z.enum(['light', 'dark']).optional(),
+});
+export type ToolIcon = z.infer<typeof ToolIcon>;
+
 export const ToolContract = z.object({
   ...contractBase,
   kind: z.literal('tool'),
@@ -63,6 +72,15 @@ export const ToolContract = z.object({
   tightenedBy: z.array(z.string()).optional(),
   /** Set by a provider's metadata (an MCP tool's `_meta`, a skill); builtins never are. */
   deprecated: z.boolean().optional(),
+  /** The icons the server declared, as declared (absent: none). */
+  icons: z.array(ToolIcon).optional(),
+  /**
+   * False for a tool Capstan lists but cannot run (an MCP tool whose server runs it only as an MCP
+   * task, `execution.taskSupport: "required"`); `notRunnableReason` says why. Absent: it runs.
+   * A call to it is refused with TOOL_NOT_RUNNABLE before anything runs, and tools_load refuses it.
+   */
+  runnable: z.literal(false).optional(),
+  notRunnableReason: z.string().optional(),
 });
 export type ToolContract = z.infer<typeof ToolContract>;
 

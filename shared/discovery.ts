@@ -12,6 +12,7 @@ import {
   CatalogEntry,
   Diagnostic,
   ProviderInfo,
+  ToolAnnotations,
 } from './capability';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -52,6 +53,9 @@ export const DiscoveryItem = z.object({
   title: z.string(),
   description: z.string(),
   tags: z.array(z.string()),
+  /** Present (false) only for a tool Capstan lists but cannot run; `notRunnableReason` says why. tools_load and calls refuse it (TOOL_NOT_RUNNABLE). */
+  runnable: z.literal(false).optional(),
+  notRunnableReason: z.string().optional(),
 });
 export type DiscoveryItem = z.infer<typeof DiscoveryItem>;
 
@@ -74,6 +78,12 @@ export const CapabilitiesInspectOutput = z.object({
   reference: CapabilityReference,
   contract: CapabilityContract,
   held: Authority,
+  /**
+   * For a tool: the MCP annotations an agent is told (its provider's, tightened by Capstan's
+   * decision: shared/mcpTools.ts toolAnnotations), as a loaded tool lists them. The contract keeps
+   * what the provider declared (`declared`), its `outputSchema`, `icons` and `title` as declared.
+   */
+  annotations: ToolAnnotations.optional(),
 });
 
 const Admission = z.object({

@@ -101,6 +101,11 @@ export const errorCodes = {
     meaning:
       'http_check will not connect to a loopback, private, link-local, multicast or other special-purpose address, however it is spelled or whatever the name resolves to, unless config.json allows it (`httpCheck.allow`); `host`, `address` and `range` say what was refused.',
   },
+  TOOL_NOT_RUNNABLE: {
+    status: 501,
+    meaning:
+      "The tool is listed but Capstan cannot run it (its contract says `runnable: false` and `notRunnableReason` why: an MCP server's tool that runs only as an MCP task, `execution.taskSupport: \"required\"`, which Capstan does not support yet). 501 rather than 409: no change of state makes it run, and retrying will not help. Refused before anything runs (nothing is recorded as started, the server is not called); `tools_load` refuses it too.",
+  },
   TOOL_FAILED: {
     status: 500,
     meaning: "The tool threw or timed out (each tool has a deadline, 10 s by default; an MCP server's `timeoutMs` without an answer or progress); the gateway stays up.",

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { OperationName } from './api';
-import { CapabilityReference } from './capability';
+import { CapabilityReference, type ToolAnnotations, type ToolContract, type ToolIcon } from './capability';
 import {
   CapabilitiesInspectInput,
   CapabilitiesListInput,
@@ -26,7 +26,38 @@ export interface McpTool {
   title?: string;
   description?: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+  outputSchema?: { type: 'object'; [key: string]: unknown };
+  annotations?: ToolAnnotations;
+  icons?: ToolIcon[];
+}
+
+/**
+ * The MCP annotations an agent is told for a tool (a loaded tool's tools/list entry,
+ * capabilities_inspect): what its provider declared, tightened and never loosened by what Capstan
+ * decided (riskLevel, needConfirm, mutating, after config.json's toolPolicy).
+ *
+ * - readOnlyHint: true only if the provider said so and Capstan treats the tool as not mutating.
+ * - destructiveHint (meaningful when not read-only): true if the provider said so or left it out
+ *   (MCP's default), or Capstan asks for confirmation; false only if both agree it is not.
+ * - idempotentHint and openWorldHint: as declared, else MCP's defaults (false, true); Capstan
+ *   decides nothing about them.
+ * - title: the declared annotation title, when there is one.
+ *
+ * Capstan's own tools (builtins, which declare nothing: `declared` is absent) are told by Capstan's
+ * decision alone, as before.
+ */
+export function toolAnnotations(contract: ToolContract): ToolAnnotations {
+  if (contract.declared === undefined) return { readOnlyHint: !contract.mutating, destructiveHint: contract.mutating, idempotentHint: false };
+  const declared = contract.declared ?? {};
+  const readOnlyHint = declared.readOnlyHint === true && !contract.mutating;
+  const providerDestructive = declared.readOnlyHint !== true && declared.destructiveHint !== false;
+  return {
+    ...(declared.title !== undefined ? { title: declared.title } : {}),
+    readOnlyHint,
+    destructiveHint: !readOnlyHint && (providerDestructive || contract.needConfirm),
+    idempotentHint: declared.idempotentHint ?? false,
+    openWorldHint: declared.openWorldHint ?? true,
+  };
 }
 
 export interface CapstanTool {
@@ -58,12 +89,21 @@ const FIELD_HELP: Record<string, string> = {
   arguments: "The tool's arguments, valid against the inputSchema tools_load returned.",
 };
 
+/**
+ * Fields whose JSON Schema zod does not write the way MCP clients read it: a record of anything
+ * comes out as `additionalProperties: {}`, which the inspector's --strict flags as unportable.
+ */
+const FIELD_SCHEMA: Record<string, Record<string, unknown>> = {
+  arguments: { type: 'object', additionalProperties: true },
+};
+
 const CapabilityCallInput = z.strictObject({ reference: CapabilityReference, arguments: z.record(z.string(), z.unknown()).optional() });
 
 function define(name: string, operation: OperationName, title: string, description: string, input: z.ZodObject, annotations: McpTool['annotations']): CapstanTool {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(input, { io: 'input' }) as { $schema?: string; properties?: Record<string, Record<string, unknown>> };
   for (const [field, property] of Object.entries(schema.properties ?? {})) {
-    if (FIELD_HELP[field]) property.description = FIELD_HELP[field];
+    if (FIELD_SCHEMA[field]) schema.properties![field] = { ...FIELD_SCHEMA[field], ...(FIELD_HELP[field] ? { description: FIELD_HELP[field] } : {}) };
+    else if (FIELD_HELP[field]) property.description = FIELD_HELP[field];
   }
   // The seed's page bound, told to the model rather than found out from ARGUMENT_INVALID.
   if (schema.properties?.limit) schema.properties.limit = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: FIELD_HELP.limit };

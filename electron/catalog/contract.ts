@@ -82,10 +82,18 @@ export function toolContract(
   }
   const { name, title, description, riskLevel, needConfirm, mutating, inputSchema, returnExample, tags } = definition;
   // Only tools from outside carry these, so builtin contracts (and their hashes) stay as they were.
+  // Icons and the not-runnable pair only when there are some, so other MCP contracts keep their hashes.
   const fromOutside =
     definition.declared === undefined
       ? {}
-      : { outputSchema: definition.outputSchema ?? null, declared: definition.declared, tightenedBy: [], deprecated: definition.deprecated ?? false };
+      : {
+          outputSchema: definition.outputSchema ?? null,
+          declared: definition.declared,
+          tightenedBy: [],
+          deprecated: definition.deprecated ?? false,
+          ...(definition.icons?.length ? { icons: definition.icons } : {}),
+          ...(definition.notRunnable ? { runnable: false as const, notRunnableReason: definition.notRunnable } : {}),
+        };
   return {
     contract: {
       id: capabilityId(provider, name),

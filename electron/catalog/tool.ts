@@ -1,5 +1,5 @@
 /** What a provider supplies for each tool, before the catalog validates it into a contract. */
-import type { RiskLevel, ToolAnnotations } from '../../shared/capability';
+import type { RiskLevel, ToolAnnotations, ToolIcon } from '../../shared/capability';
 
 export interface ToolRunContext {
   /** Aborted when the call times out or is cancelled; long-running tools must honour it. */
@@ -36,6 +36,10 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** The annotations as the tool's server declared them (null: none at all). */
   declared?: ToolAnnotations | null;
   deprecated?: boolean;
+  /** The icons the server declared (absent or empty: none). */
+  icons?: ToolIcon[];
+  /** Why Capstan cannot run this tool, when it cannot (it stays listed; calls are refused with TOOL_NOT_RUNNABLE). */
+  notRunnable?: string;
   run(args: Args, context: ToolRunContext): Promise<unknown> | unknown;
 }
 

@@ -218,7 +218,7 @@ function answerWhenDurable(ledger: Ledger, handlers: ApiHandlers): ApiHandlers {
   return Object.fromEntries(wrapped) as ApiHandlers;
 }
 
-const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, mutating, inputSchema, returnExample, provider, tags }: ToolContract) => ({
+const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, mutating, inputSchema, returnExample, provider, tags, runnable, notRunnableReason }: ToolContract) => ({
   id,
   name,
   title,
@@ -230,6 +230,7 @@ const toolDescriptor = ({ id, name, title, description, riskLevel, needConfirm, 
   returnExample,
   provider,
   tags,
+  ...(runnable === false ? { runnable, notRunnableReason } : {}),
 });
 
 /** What one operation answers, over any transport: its output, or the documented error envelope with its HTTP status. */

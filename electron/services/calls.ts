@@ -125,6 +125,7 @@ export class CallService {
     const { catalog, tasks } = this.parts;
     const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
     if (contract.kind !== 'tool') throw new CapstanError('TOOL_NOT_FOUND', `${contract.id} is not a tool`);
+    assertRunnable(contract);
     // Arguments are checked before a task is started for them.
     assertValidArguments(tool, call.arguments);
     const task = tasks.taskForCall(call);
@@ -141,11 +142,19 @@ export class CallService {
       const reference = task.snapshot.reference(entry);
       const live = this.parts.catalog.verify(reference, task.snapshot);
       if (!live.tool || live.contract.kind !== 'tool') throw new CapstanError('TOOL_NOT_FOUND', `${entry.contract.id} is not a tool`);
+      assertRunnable(live.contract);
       assertValidArguments(live.tool, call.arguments);
       return { task, live: { contract: live.contract, tool: live.tool }, reference };
     } catch (error) {
       throw error instanceof CapstanError ? error.inTask(task.id) : error;
     }
+  }
+}
+
+/** A tool Capstan lists but cannot run is refused as soon as it is resolved: nothing runs or is recorded as started. */
+function assertRunnable(contract: ToolContract): void {
+  if (contract.runnable === false) {
+    throw new CapstanError('TOOL_NOT_RUNNABLE', `${contract.id} cannot run in Capstan: ${contract.notRunnableReason ?? 'no reason given'}`, { reason: contract.notRunnableReason });
   }
 }
 

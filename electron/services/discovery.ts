@@ -24,6 +24,7 @@ import {
   type CapabilitiesInspectOutput,
   type CatalogSearchOutput,
 } from '../../shared/discovery';
+import { toolAnnotations } from '../../shared/mcpTools';
 import { matchesFilter } from '../../shared/policy';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog, LiveEntry } from '../catalog/catalog';
@@ -88,8 +89,10 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
     !catalog.isRevoked(entry.contract.id);
 
   const item = (task: Task, entry: SnapshotEntry): DiscoveryItem => {
-    const { kind, provider, name, title, description, tags } = entry.contract;
-    return { reference: task.snapshot.reference(entry), kind, provider, name, title, description, tags };
+    const { contract } = entry;
+    const { kind, provider, name, title, description, tags } = contract;
+    const notRunnable = contract.kind === 'tool' && contract.runnable === false ? { runnable: false as const, notRunnableReason: contract.notRunnableReason } : {};
+    return { reference: task.snapshot.reference(entry), kind, provider, name, title, description, tags, ...notRunnable };
   };
 
   function page<T>(task: Task, all: { length: number; slice(start: number, end: number): T[] }, input: { limit?: number | undefined; cursor?: string | undefined }, listing: unknown) {
@@ -151,7 +154,8 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
     capabilitiesInspect(input: In<typeof CapabilitiesInspectInput>): Out<typeof CapabilitiesInspectOutput> {
       const task = tasks.resolve(input);
       const live = present(task, input.reference, 'inspect');
-      return { taskId: task.id, reference: input.reference, contract: live.contract, held: task.grants.held(live.contract.id, live.contract.kind) };
+      const annotations = live.contract.kind === 'tool' ? { annotations: toolAnnotations(live.contract) } : {};
+      return { taskId: task.id, reference: input.reference, contract: live.contract, held: task.grants.held(live.contract.id, live.contract.kind), ...annotations };
     },
 
     toolsLoad(input: In<typeof ToolsLoadInput>): Out<typeof ToolsLoadOutput> {
@@ -159,6 +163,11 @@ export function createDiscovery({ catalog, tasks, cursors }: { catalog: Catalog;
       const live = present(task, input.reference, 'load');
       if (live.contract.kind !== 'tool') {
         throw new CapstanError('ARGUMENT_INVALID', `reference ${live.contract.id} is a skill; activate it with skills_activate`, { field: 'reference' });
+      }
+      // Nothing is admitted for a tool no call could run: the model learns why now, not at the call.
+      if (live.contract.runnable === false) {
+        const reason = live.contract.notRunnableReason ?? 'no reason given';
+        throw new CapstanError('TOOL_NOT_RUNNABLE', `${live.contract.id} cannot run in Capstan, so it is not loaded: ${reason}`, { reason });
       }
       const { name, description, inputSchema } = live.contract;
       const tokens = estimateTokens(canonicalJson({ name, description, inputSchema }));

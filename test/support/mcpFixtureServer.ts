@@ -13,6 +13,9 @@
  *   strict 2020-12 would refuse; `exit`: the process exits mid-call
  * - `extra-1` … `extra-N` (FIXTURE_EXTRA_TOOLS, default 0) and FIXTURE_PAGE_SIZE (default 5):
  *   tools/list answers in pages, so a client must follow `nextCursor`
+ * - FIXTURE_FIDELITY=1 adds `forecast` and `archive`, which declare a title, icons, an
+ *   outputSchema (their structuredContent matches it) and every annotation (read-only, idempotent,
+ *   closed world): what a loaded tool must keep for agents, tightened by Capstan
  * - FIXTURE_EXIT_ON_PROBE=1: a 2025-only server that exits when its first request is not
  *   `initialize`, as servers on some SDKs do when probed for the 2026-07-28 revision
  */
@@ -23,8 +26,11 @@ type Json = Record<string, unknown>;
 interface FixtureTool {
   name: string;
   description: string;
+  title?: string;
   inputSchema: Json;
+  outputSchema?: Json;
   annotations?: Json;
+  icons?: Json[];
   run(args: Json, ctx: { signal: AbortSignal; meta: Json | undefined; progress(progress: number, total: number): Promise<void> }): Promise<Json> | Json;
 }
 
@@ -126,6 +132,7 @@ const tools = (): FixtureTool[] => [
       return new Promise(() => {});
     },
   },
+  ...(process.env.FIXTURE_FIDELITY ? ['forecast', 'archive'].map(declaring) : []),
   ...Array.from({ length: Number(process.env.FIXTURE_EXTRA_TOOLS ?? 0) }, (_, index) => ({
     name: `extra-${index + 1}`,
     description: `Extra tool ${index + 1}, for paging`,
@@ -134,6 +141,26 @@ const tools = (): FixtureTool[] => [
     run: () => text(`extra ${index + 1}`),
   })),
 ];
+
+/** A tool that declares everything MCP lets a tool declare about itself. */
+function declaring(name: string): FixtureTool {
+  return {
+    name,
+    title: `The ${name} tool`,
+    description: `Declares a title, icons, an outputSchema and every annotation (${name})`,
+    inputSchema: object({ city: { type: 'string' } }, ['city']),
+    outputSchema: object({ city: { type: 'string' }, temperature: { type: 'number' }, conditions: { type: 'string', enum: ['sunny', 'rain'] } }, ['city', 'temperature', 'conditions']),
+    annotations: { title: `${name} (annotation title)`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    icons: [
+      { src: 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=', mimeType: 'image/svg+xml', sizes: ['any'], theme: 'light' },
+      { src: 'https://example.invalid/icon-48.png', mimeType: 'image/png', sizes: ['48x48'] },
+    ],
+    run: (args) => {
+      const forecast = { city: String(args.city), temperature: 21.5, conditions: 'sunny' };
+      return { ...text(JSON.stringify(forecast)), structuredContent: forecast };
+    },
+  };
+}
 
 const pageSize = Number(process.env.FIXTURE_PAGE_SIZE ?? 5);
 

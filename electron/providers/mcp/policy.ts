@@ -5,7 +5,7 @@
  * (high risk, confirmation required); one that does not say `openWorldHint: false` reaches the
  * open world (at least medium risk). config.json's toolPolicy may tighten this further, never loosen it.
  */
-import type { RiskLevel, ToolAnnotations } from '../../../shared/capability';
+import type { RiskLevel, ToolAnnotations, ToolIcon } from '../../../shared/capability';
 import { higherRisk } from '../../catalog/toolPolicy';
 
 export interface Decision {
@@ -35,4 +35,27 @@ export function declaredAnnotations(annotations: Record<string, unknown> | undef
     if (typeof annotations[hint] === 'boolean') declared[hint] = annotations[hint];
   }
   return declared;
+}
+
+/** The icons as declared, only the fields MCP's Icon defines and only those with a `src` (empty: none). */
+export function declaredIcons(icons: unknown): ToolIcon[] {
+  if (!Array.isArray(icons)) return [];
+  return icons.flatMap((icon: Record<string, unknown> | null) => {
+    if (typeof icon?.src !== 'string' || !icon.src) return [];
+    const kept: ToolIcon = { src: icon.src };
+    if (typeof icon.mimeType === 'string') kept.mimeType = icon.mimeType;
+    if (Array.isArray(icon.sizes) && icon.sizes.every((size) => typeof size === 'string')) kept.sizes = icon.sizes as string[];
+    if (icon.theme === 'light' || icon.theme === 'dark') kept.theme = icon.theme;
+    return [kept];
+  });
+}
+
+/**
+ * Why Capstan cannot run a tool, or undefined when it can. A tool whose server runs it only as an
+ * MCP task (`execution.taskSupport: "required"`) answers a plain tools/call with an error, and
+ * Capstan does not yet call tools as tasks: it is listed, marked not runnable, and refused.
+ */
+export function notRunnableReason(execution: { taskSupport?: string } | undefined): string | undefined {
+  if (execution?.taskSupport !== 'required') return undefined;
+  return 'its server runs it only as an MCP task (execution.taskSupport: "required"), and Capstan does not call tools as MCP tasks yet';
 }

@@ -16,7 +16,7 @@ import type { ToolDefinition } from '../../catalog/tool';
 import type { Logger } from '../../logger';
 import { callMcpTool, type CallParts } from './calls';
 import { McpConnection, probeFailed } from './connection';
-import { declaredAnnotations, decideFromAnnotations } from './policy';
+import { declaredAnnotations, declaredIcons, decideFromAnnotations, notRunnableReason } from './policy';
 import { redact, secretValues } from './secrets';
 import type { McpSettings } from './settings';
 import { StderrTail } from './stderrTail';
@@ -229,6 +229,8 @@ export class McpServerProvider implements Provider {
       outputSchema: (tool.outputSchema as Record<string, unknown> | undefined) ?? null,
       declared,
       deprecated: tool._meta?.deprecated === true,
+      icons: declaredIcons(tool.icons),
+      notRunnable: notRunnableReason(tool.execution),
       // A backstop beyond the call's own deadlines (calls.ts), which come first and say more.
       timeoutMs: this.#settings.toolTimeoutMs + 2 * this.parts.graceMs,
       run: (args, context) => {

@@ -10,7 +10,7 @@
  * way: a listed tool is called by its reference, which the call path verifies.
  */
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
-import { CAPSTAN_TOOLS, type McpTool } from '../../../shared/mcpTools';
+import { CAPSTAN_TOOLS, toolAnnotations, type McpTool } from '../../../shared/mcpTools';
 
 /** Sessions remembered at once; the least recently used is forgotten first (its client re-loads). */
 const MAX_SESSIONS = 500;
@@ -90,14 +90,59 @@ function freeName(contract: ToolContract, taken: ReadonlyMap<string, Loaded>): s
   return free(qualified) ? qualified : `${qualified.slice(0, 120)}.${taken.size}`;
 }
 
-/** What Capstan decided about the tool, told as MCP annotations: a mutating tool may destroy, a read cannot. */
+/**
+ * The tool as its provider declared it (title, icons, annotations, output), tightened by what
+ * Capstan decided (shared/mcpTools.ts toolAnnotations), with Capstan's facts added to the description.
+ */
 function describe(name: string, contract: ToolContract): McpTool {
   const approval = contract.needConfirm ? " A call waits for the operator's approval." : '';
+  const outputSchema = callOutputSchema(contract.outputSchema);
   return {
     name,
     title: contract.title,
     description: `${contract.description} (Capstan: ${contract.id}, risk ${contract.riskLevel}.${approval})`,
     inputSchema: { ...contract.inputSchema, type: 'object' },
-    annotations: { readOnlyHint: !contract.mutating, destructiveHint: contract.mutating, idempotentHint: false },
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: toolAnnotations(contract),
+    ...(contract.icons?.length ? { icons: contract.icons } : {}),
   };
+}
+
+/**
+ * A call to a loaded tool answers with Capstan's call response as its `structuredContent`
+ * (`{ ok, requestId, taskId, durationMs, result }`, transports/mcp/server.ts), not the provider's
+ * own, and clients check `structuredContent` against the advertised outputSchema. So the provider's
+ * schema is advertised where its structured result really is, `result.structuredContent`, inside a
+ * schema of the response. Only a self-contained schema is nested (a `$ref`, `$id` or anchor would
+ * resolve against the wrong root); otherwise none is advertised, and capabilities_inspect still
+ * gives the provider's schema as declared.
+ */
+export function callOutputSchema(declared: Record<string, unknown> | null | undefined): McpTool['outputSchema'] {
+  if (!declared || !selfContained(declared)) return undefined;
+  const { $schema: _dialect, ...schema } = declared;
+  return {
+    type: 'object',
+    properties: {
+      ok: { type: 'boolean' },
+      requestId: { type: 'string' },
+      taskId: { type: 'string' },
+      durationMs: { type: 'number' },
+      result: {
+        type: 'object',
+        description: "The provider's answer: its content blocks, and its structuredContent as its outputSchema describes it.",
+        properties: { content: { type: 'array' }, structuredContent: schema },
+        required: ['content'],
+      },
+    },
+    required: ['ok', 'requestId', 'taskId', 'result'],
+  };
+}
+
+const REFERENCES = new Set(['$ref', '$dynamicRef', '$recursiveRef', '$id', '$anchor', '$dynamicAnchor', '$recursiveAnchor']);
+
+function selfContained(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (Array.isArray(value)) return value.every((item) => selfContained(item, depth + 1));
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.entries(value).every(([key, item]) => !REFERENCES.has(key) && selfContained(item, depth + 1));
 }
