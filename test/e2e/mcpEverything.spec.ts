@@ -2,7 +2,8 @@
  * server-everything (the MCP reference server) as a provider, a real child process over stdio:
  * its tools appear with the annotations it declared beside what Capstan decided; echo runs; its
  * results keep their content blocks (text, an image, resource links, structuredContent); and a
- * long-running operation streams its progress into the console live and stops on cancel.
+ * long-running operation streams its progress into the console live and stops on cancel; a tool
+ * its server runs only as an MCP task is shown as not runnable here, with the reason.
  */
 import type { Locator } from '@playwright/test';
 import type { CatalogView } from '../../shared/discovery';
@@ -62,6 +63,25 @@ test("every tool server-everything lists appears, with what it declared and what
   const drawer = page.getByRole('dialog', { name: 'Inspect get-structured-content' });
   await expect(drawer.getByLabel('get-structured-content output schema')).toContainText('"humidity"');
   await expect(drawer.getByRole('region', { name: 'Policy: declared and decided' }).getByTestId('declared-readOnlyHint')).toHaveText('true');
+});
+
+test('a tool its server runs only as an MCP task is listed as not runnable here, says why, and Execute is off', async ({ consolePage, page }) => {
+  const detail = await findTool(consolePage, 'simulate-research-query');
+  await expect(detail).toHaveAttribute('data-state', 'not-runnable');
+  const card = consolePage.tool('simulate-research-query');
+  await expect(card.getByText('Not runnable here', { exact: true })).toBeVisible();
+  await expect(card).toContainText('only as an MCP task');
+  const notice = detail.getByRole('status').filter({ hasText: 'Not runnable here' });
+  await expect(notice).toContainText('execution.taskSupport: "required"');
+  await expect(notice).toContainText('TOOL_NOT_RUNNABLE');
+  const execute = detail.getByRole('button', { name: 'Execute' });
+  await expect(execute).toBeDisabled();
+  await expect(execute).toHaveAttribute('title', /^Not runnable here: its server runs it only as an MCP task/);
+  await expect(execute).toHaveAccessibleDescription(/Not runnable here/);
+  // The header counts it apart, and Inspect says so too.
+  await expect(consolePage.count('not-runnable')).toHaveText('1');
+  await detail.getByRole('button', { name: 'Inspect', exact: true }).click();
+  await expect(page.getByRole('dialog', { name: 'Inspect simulate-research-query' }).getByRole('status')).toContainText('TOOL_NOT_RUNNABLE');
 });
 
 test('echo runs from the console, and results keep their text, image, resource link and structured content blocks', async ({ consolePage, page, capstan }) => {

@@ -83,6 +83,11 @@ function Inspection({ entry, catalogGeneration, provider, diagnostics }: Inspect
         )}
       </div>
       <p>{contract.description}</p>
+      {contract.kind === 'tool' && contract.runnable === false && (
+        <p className="notice notice--not-runnable" role="status">
+          Not runnable here: {contract.notRunnableReason}. Calls are refused with <code>TOOL_NOT_RUNNABLE</code>.
+        </p>
+      )}
       {entry.unavailable && (
         <p className="notice notice--unavailable" role="status">
           {unavailabilityText(entry.unavailable)} Calls are refused with <code>PROVIDER_UNAVAILABLE</code> until it is ready again.

@@ -61,6 +61,7 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
         {contract.title !== contract.name && <span className="tool-card__title">{contract.title}</span>}
         <Highlight text={contract.description} terms={termsFor('description')} />
       </p>
+      {contract.kind === 'tool' && contract.runnable === false && <p className="tool-card__unavailable">Not runnable here: {contract.notRunnableReason}</p>}
       {entry.unavailable && <p className="tool-card__unavailable">{unavailabilityText(entry.unavailable)}</p>}
       <div className="tool-card__footer">
         <div className="tool-card__badges">

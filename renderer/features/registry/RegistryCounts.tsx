@@ -34,6 +34,8 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
   const revoked = entries.filter((entry) => entry.revoked).length;
   // Tools of a server that is not connected still count above (they are in the catalog); this says how many cannot run now.
   const unavailable = entries.filter((entry) => entry.state === 'unavailable').length;
+  // Listed, counted above, but never runnable through Capstan (its contract says why).
+  const notRunnable = entries.filter((entry) => entry.state === 'not-runnable').length;
   const figures: Figure[] = [
     { key: 'total', label: 'Tools', value: counts.total },
     { key: 'direct', label: 'No confirmation', value: counts.direct, hint: 'Tools the gateway runs without asking for a confirmation' },
@@ -47,6 +49,9 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
     { key: 'skills', label: 'Skills', value: skills },
     ...(revoked > 0 ? [{ key: 'revoked', label: 'Revoked', value: revoked }] : []),
     ...(unavailable > 0 ? [{ key: 'unavailable', label: 'Unavailable', value: unavailable }] : []),
+    ...(notRunnable > 0
+      ? [{ key: 'not-runnable', label: 'Not runnable', value: notRunnable, hint: 'Tools Capstan lists but cannot run (e.g. MCP tools their server runs only as tasks)' }]
+      : []),
     { key: 'generation', label: 'Generation', value: generation ?? '—', hint: 'Catalog generation: grows on every change to the catalog' },
   ];
   return (

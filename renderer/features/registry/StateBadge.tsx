@@ -10,6 +10,11 @@ type OwnState = Exclude<CapabilityState, keyof typeof toolStateLook>;
 
 export const ownStateLook: Record<OwnState, { label: string; icon: IconName; hint: string }> = {
   revoked: { label: 'Revoked', icon: 'ban', hint: 'Revoked by the operator: refused everywhere until restored.' },
+  'not-runnable': {
+    label: 'Not runnable here',
+    icon: 'ban',
+    hint: 'Capstan lists this tool but cannot run it (the tool says why): calls are refused with TOOL_NOT_RUNNABLE.',
+  },
   unavailable: { label: 'Unavailable', icon: 'unplug', hint: 'Its server is not connected: calls are refused until it is ready again.' },
   skill: { label: 'Inspect only', icon: 'book', hint: 'A skill: text a model reads. The console inspects it; it does not run.' },
   'skill-hidden': {

@@ -1,7 +1,7 @@
 /**
  * The selected tool: its contract, and the one way the console lets the operator run it,
- * according to its state: Execute (executable), nothing (read-only or revoked), or Review and
- * run (locked).
+ * according to its state: Execute (executable), nothing (read-only or revoked), Review and run
+ * (locked), or a disabled Execute that says why (its server unavailable, or not runnable here).
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
@@ -31,6 +31,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const openSettings = useConsoleUi((ui) => ui.setSettingsOpen);
   const openPanel = useConsoleUi((ui) => ui.openPanel);
   const unavailableId = useId();
+  const notRunnableId = useId();
   const section = useRef<HTMLElement>(null);
 
   // When the layout is stacked (below the 960 px breakpoint in layout.css) the panel sits under
@@ -69,6 +70,15 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
         </p>
       )}
 
+      {state === 'not-runnable' && (
+        <div className="notice notice--not-runnable" id={notRunnableId} role="status">
+          <Icon name={ownStateLook['not-runnable'].icon} />
+          <p>
+            Not runnable here: {tool.notRunnableReason ?? 'Capstan cannot run this tool'}. It stays listed so you can see it, but every call (from
+            here, the CLI or an agent) is refused with <code>TOOL_NOT_RUNNABLE</code>, and agents cannot load it.
+          </p>
+        </div>
+      )}
       {state === 'unavailable' && entry.unavailable && (
         <div className="notice notice--unavailable" id={unavailableId} role="status">
           <Icon name={ownStateLook.unavailable.icon} />
@@ -113,9 +123,15 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
       {!hasArguments(tool.inputSchema) && <p className="muted">This tool takes no arguments.</p>}
       <ErrorBoundary what="This tool's form could not be drawn">
         <ToolForm capabilityId={tool.id} schema={tool.inputSchema} disabled={!runnable} onSubmit={submit}>
-          {state === 'unavailable' && (
+          {(state === 'unavailable' || state === 'not-runnable') && (
             <div className="tool-detail__actions">
-              <button type="submit" className="button button--primary" disabled aria-describedby={unavailableId}>
+              <button
+                type="submit"
+                className="button button--primary"
+                disabled
+                aria-describedby={state === 'not-runnable' ? notRunnableId : unavailableId}
+                title={state === 'not-runnable' ? `Not runnable here: ${tool.notRunnableReason ?? 'Capstan cannot run this tool'}` : undefined}
+              >
                 <Icon name="play" />
                 Execute
               </button>
