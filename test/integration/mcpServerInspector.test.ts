@@ -49,6 +49,21 @@ describe('the MCP Inspector CLI', { timeout: 120_000 }, () => {
     expect(found.structuredContent).toMatchObject({ analyzer: 'lexical-v1', items: [{ name: 'time_now' }] });
   });
 
+  it('lists them with schemas that --strict finds portable (capability_call takes any arguments object)', async () => {
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [INSPECTOR, '--cli', `${gw.url}/mcp`, '--header', `Authorization: Bearer ${agentToken}`, '--method', 'tools/list', '--strict'],
+        { env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 60_000 },
+        (error, out, err) => (error ? reject(new Error(`inspector --strict failed: ${error.message}\n${err}`)) : resolve({ stdout: out, stderr: err })),
+      ),
+    );
+    // No portability finding at all, not even a warning.
+    expect(stderr).toBe('');
+    const listed = JSON.parse(stdout) as Json;
+    expect(listed.tools.find((tool: Json) => tool.name === 'capability_call').inputSchema.properties.arguments).toMatchObject({ type: 'object', additionalProperties: true });
+  });
+
   it('lists and calls them through capstan mcp, the command an MCP host would launch', async () => {
     const target = ['-e', `CAPSTAN_TOKEN=${agentToken}`, '-e', `CAPSTAN_DATA_DIR=${gw.dataDir}`];
     const command = ['--', process.execPath, CLI, 'mcp'];
