@@ -1,13 +1,15 @@
 /**
  * axe-core over every view of the console, in the light theme and in the dark one: the registry,
  * a tool's and a skill's detail with a run in Recent executions, the review dialog, the inspect
- * drawer, Settings (every tab), Providers, Diagnostics, and the dock's Tasks, Ledger and
- * Approvals. One walk in one page, so it costs one gateway, not thirty. The findings of the
- * whole walk are collected, so a failure lists every view's violations at once.
+ * drawer, Settings (every tab), Providers, Diagnostics, and the dock's Tasks (with an agent's
+ * sessions grouped, its ended one unfolded), Ledger and Approvals. One walk in one page, so it
+ * costs one gateway, not thirty. The findings of the whole walk are collected, so a failure lists
+ * every view's violations at once.
  */
 import type { Page } from '@playwright/test';
 import axe, { type AxeResults, type RunOptions } from 'axe-core';
 import { expect, test } from './fixtures';
+import { gatewayApi } from './gatewayApi';
 import { writeSkill, writeSkillFile } from './skills';
 
 const a11yTest = test.extend({
@@ -53,7 +55,7 @@ async function violations(page: Page, view: string, scope?: string): Promise<str
 // A long walk: fifteen views, each analysed twice.
 a11yTest.describe.configure({ timeout: 180_000 });
 
-a11yTest('axe-core finds no violations in any view, in the light theme or the dark one', async ({ consolePage, page }) => {
+a11yTest('axe-core finds no violations in any view, in the light theme or the dark one', async ({ consolePage, page, capstan }) => {
   const found: string[] = [];
   const check = async (view: string, scope?: string) => found.push(...(await violations(page, view, scope)));
   await check('registry');
@@ -106,6 +108,16 @@ a11yTest('axe-core finds no violations in any view, in the light theme or the da
     await expect(page.getByRole('tabpanel', { name: new RegExp(`^${view}`) })).toBeVisible();
     await check(`dock: ${view}`, DOCK);
   }
+
+  // An agent's sessions, one active and one ended: the Tasks view lists its session groups, the ended one unfolded.
+  const { token } = await gatewayApi<{ token: string }>(capstan, 'POST', '/agents', { name: 'a11y-bot' });
+  const agent = { ...capstan, token };
+  for (const suffix of ['open', 'done']) await gatewayApi(agent, 'POST', '/tasks', { action: 'start', sessionId: `agent:a11y-bot/${suffix}`, title: `a11y ${suffix}` });
+  await gatewayApi(agent, 'POST', '/tasks', { action: 'finish', sessionId: 'agent:a11y-bot/done', message: 'done' });
+  const tasks = await consolePage.openTasks();
+  await tasks.getByRole('button', { name: '1 ended session' }).click();
+  await expect(tasks.getByRole('list', { name: 'Ended sessions of agent:a11y-bot' }).getByRole('listitem')).toHaveCount(1);
+  await check('dock: Tasks with agent sessions', DOCK);
 
   expect(found).toEqual([]);
 });

@@ -1,9 +1,10 @@
 /**
  * The Tasks view: the console's session (or one the operator picks), its active task, the
  * follow-ups waiting behind it, unknown outcomes to acknowledge, and finished tasks. Manual
- * executions join the session's running task, or start one called "Manual calls".
+ * executions join the session's running task, or start one called "Manual calls". When other
+ * sessions exist, they are listed beside it, grouped by agent with ended ones folded (SessionNav).
  */
-import { useId, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ACTIVE_STATES, DEFAULT_SESSION, TERMINAL_STATES, type TaskView } from '../../../shared/tasks';
 import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
@@ -12,6 +13,8 @@ import { Icon } from '../../ui/Icon';
 import { ActiveTask } from './ActiveTask';
 import { FinishedTasks } from './FinishedTasks';
 import { HarnRunDialog } from './harn/HarnRunDialog';
+import { groupSessions } from './sessionGroups';
+import { SessionNav } from './SessionNav';
 import { TaskActionDialog, type DialogAction } from './TaskActionDialog';
 import { TaskQueue } from './TaskQueue';
 import { UnknownOutcomes } from './UnknownOutcomes';
@@ -25,7 +28,9 @@ export function TasksView() {
   const setSession = useConsoleUi((ui) => ui.setTaskSession);
   const [dialog, setDialog] = useState<DialogAction | null>(null);
   const [harnOpen, setHarnOpen] = useState(false);
-  const sessionPicker = useId();
+  // Grouped again only when the view changes (a listing, an event, an action's answer), not on every render.
+  const data = query.data;
+  const groups = useMemo(() => (data ? groupSessions(data.sessions, data.tasks) : null), [data]);
 
   if (!query.data) {
     return query.error ? (
@@ -46,68 +51,67 @@ export function TasksView() {
   const active = tasks.find((task) => ACTIVE_STATES.includes(task.state));
   const waiting = tasks.filter((task) => task.state === 'queued' || task.state === 'blocked');
   const finished = tasks.filter((task) => TERMINAL_STATES.includes(task.state)).sort(byEndDesc);
-  const sessionIds = [...new Set([DEFAULT_SESSION, ...sessions.map((known) => known.id)])];
+  const otherSessions = groups !== null && (groups.own.length > 1 || groups.agents.length > 0);
 
   return (
     <div className="tasks-view">
-      <div className="tasks-view__toolbar">
-        {sessionIds.length > 1 && (
-          <label htmlFor={sessionPicker} className="tasks-view__session">
-            Session
-            <select id={sessionPicker} className="input" value={sessionId} onChange={(event) => setSession(event.target.value)}>
-              {sessionIds.map((id) => (
-                <option key={id} value={id}>
-                  {id === DEFAULT_SESSION ? `${id} (this console)` : id}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-        {!active && (
-          <button type="button" className="button button--primary" onClick={() => setDialog('start')}>
-            <Icon name="play" />
-            Start task…
-          </button>
-        )}
-        {!active && (
-          <button type="button" className="button" onClick={() => setHarnOpen(true)}>
-            <Icon name="play" />
-            Run Harn script…
-          </button>
-        )}
-        <button type="button" className="button" onClick={() => setDialog('follow_up')}>
-          <Icon name="clock" />
-          Follow-up…
-        </button>
-        {!active && waiting.some((task) => task.state === 'blocked') && (
-          <button type="button" className="button" onClick={() => setDialog('supersede')}>
-            <Icon name="forward" />
-            Supersede…
-          </button>
-        )}
-      </div>
-
-      {session && session.unknownOutcomes.length > 0 && <UnknownOutcomes outcomes={session.unknownOutcomes} />}
-
-      <div className="tasks-view__columns">
-        <div className="tasks-view__column">
-          <h3 className="pane-heading">Active task</h3>
-          {active ? (
-            <ActiveTask key={active.id} task={active} titleOf={titleOf} onDialog={setDialog} />
-          ) : (
-            <div className="placeholder">
-              <p>No task is running in this session.</p>
-              <p className="muted">
-                Start a titled task, or run a tool: a manual execution with no running task starts one called “Manual calls”.
-              </p>
-            </div>
+      <div className={`tasks-view__layout${otherSessions ? ' tasks-view__layout--sessions' : ''}`}>
+        {otherSessions && <SessionNav groups={groups} selected={sessionId} onSelect={setSession} />}
+        <div className="tasks-view__main">
+          {otherSessions && (
+            <p className="tasks-view__current-session" data-testid="current-session">
+              Session <code>{sessionId}</code>
+              {sessionId === DEFAULT_SESSION && ' (this console)'}
+            </p>
           )}
-        </div>
-        <div className="tasks-view__column">
-          <h3 className="pane-heading">Waiting ({waiting.length})</h3>
-          <TaskQueue tasks={waiting} titleOf={titleOf} />
-          <h3 className="pane-heading">Finished ({finished.length})</h3>
-          <FinishedTasks tasks={finished} titleOf={titleOf} />
+          <div className="tasks-view__toolbar">
+            {!active && (
+              <button type="button" className="button button--primary" onClick={() => setDialog('start')}>
+                <Icon name="play" />
+                Start task…
+              </button>
+            )}
+            {!active && (
+              <button type="button" className="button" onClick={() => setHarnOpen(true)}>
+                <Icon name="play" />
+                Run Harn script…
+              </button>
+            )}
+            <button type="button" className="button" onClick={() => setDialog('follow_up')}>
+              <Icon name="clock" />
+              Follow-up…
+            </button>
+            {!active && waiting.some((task) => task.state === 'blocked') && (
+              <button type="button" className="button" onClick={() => setDialog('supersede')}>
+                <Icon name="forward" />
+                Supersede…
+              </button>
+            )}
+          </div>
+
+          {session && session.unknownOutcomes.length > 0 && <UnknownOutcomes outcomes={session.unknownOutcomes} />}
+
+          <div className="tasks-view__columns">
+            <div className="tasks-view__column">
+              <h3 className="pane-heading">Active task</h3>
+              {active ? (
+                <ActiveTask key={active.id} task={active} titleOf={titleOf} onDialog={setDialog} />
+              ) : (
+                <div className="placeholder">
+                  <p>No task is running in this session.</p>
+                  <p className="muted">
+                    Start a titled task, or run a tool: a manual execution with no running task starts one called “Manual calls”.
+                  </p>
+                </div>
+              )}
+            </div>
+            <div className="tasks-view__column">
+              <h3 className="pane-heading">Waiting ({waiting.length})</h3>
+              <TaskQueue tasks={waiting} titleOf={titleOf} />
+              <h3 className="pane-heading">Finished ({finished.length})</h3>
+              <FinishedTasks tasks={finished} titleOf={titleOf} />
+            </div>
+          </div>
         </div>
       </div>
 
