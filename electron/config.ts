@@ -28,6 +28,9 @@ export const DEFAULT_GRACE_MS = 5_000;
 /** How long an agent's call waits for the operator's approval before it expires. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 
+/** How long a 2025-era MCP client's session may go without a request before it ends (its task finished). */
+export const DEFAULT_MCP_SESSION_IDLE_MS = 30 * 60_000;
+
 /** The largest SKILL.md read. Bigger files are diagnostics: reading, hashing and counting tokens grow with size. */
 export const DEFAULT_SKILL_MAX_FILE_BYTES = 256 * 1024;
 
@@ -64,6 +67,10 @@ export const CapstanConfig = z.strictObject({
   approvals: z
     .strictObject({ timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_APPROVAL_TIMEOUT_MS) })
     .default({ timeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS }),
+  /** Capstan's own MCP server (`/mcp`): how long a client's session may be idle (1 s to 24 h) before it ends. */
+  mcp: z
+    .strictObject({ sessionIdleMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_MCP_SESSION_IDLE_MS) })
+    .default({ sessionIdleMs: DEFAULT_MCP_SESSION_IDLE_MS }),
   /** Providers to start disabled, by name. */
   disabledProviders: z.array(z.string()).default([]),
   /** Where http_check may connect besides public addresses: exact host names, IP addresses or CIDRs. */

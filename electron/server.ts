@@ -224,6 +224,7 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
       host: options.address,
       port,
       rendererDir: options.rendererDir,
+      mcpSessionIdleMs: host.config.mcp.sessionIdleMs,
     });
   let gateway: HttpGateway;
   try {

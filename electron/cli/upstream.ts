@@ -3,9 +3,10 @@
  * one HTTP session (so one Capstan session). When the gateway goes away (stopped, restarted by
  * its operator), the call that finds it gone answers GATEWAY_UNREACHABLE, and the next one
  * reaches the data dir's gateway anew, started if none runs. That is a new session: what the
- * old one loaded is gone, so the host is told its tool list changed.
+ * old one loaded is gone, so the host is told its tool list changed. A session the gateway ended
+ * (idle too long) is replaced the same way, without the host noticing more than that.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SERVER_INFO } from '../../shared/mcpTools';
 import { MCP_PATH } from './localGateway';
 
@@ -25,20 +26,30 @@ export class Upstream {
   ) {}
 
   /** Runs `work` on the connection; a gateway that stopped answering is reported and dropped. */
-  async use<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  async use<T>(work: (client: Client) => Promise<T>, retried = false): Promise<T> {
     const connecting = (this.#connection ??= this.#connect());
     const { client } = await connecting;
     try {
       return await work(client);
     } catch (error) {
-      if (!unreachable(error)) throw error;
-      if (this.#connection === connecting) {
-        this.#connection = undefined;
-        void client.close().catch(() => undefined);
-        this.onListChanged();
+      // The gateway no longer knows the session (it expired while the host was idle, or the
+      // gateway restarted): nothing ran, so the call goes again once, in a new session.
+      if (!retried && sessionGone(error)) {
+        this.#drop(connecting, client);
+        return this.use(work, true);
       }
+      if (!unreachable(error)) throw error;
+      this.#drop(connecting, client);
       throw new GatewayUnreachable(error);
     }
+  }
+
+  /** Forgets a connection that no longer serves (once, however many calls found it so); what it loaded is gone. */
+  #drop(connecting: Promise<Connection>, client: Client): void {
+    if (this.#connection !== connecting) return;
+    this.#connection = undefined;
+    void client.close().catch(() => undefined);
+    this.onListChanged();
   }
 
   /** Ends the session (its task is finished: DELETE /mcp) and the connection. */
@@ -71,6 +82,9 @@ export class GatewayUnreachable extends Error {
     super(`GATEWAY_UNREACHABLE: ${GatewayUnreachable.reason}`, { cause });
   }
 }
+
+/** A 404 on the session: the gateway ended it (expired, or a restart forgot it), as MCP's Streamable HTTP says. */
+const sessionGone = (error: unknown): boolean => error instanceof SdkHttpError && error.status === 404;
 
 /** A connection refused or cut, as fetch reports it (its cause carries the socket's code). */
 function unreachable(error: unknown): boolean {

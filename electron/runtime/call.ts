@@ -21,6 +21,12 @@ export interface CallSpec {
    * `stopped` aborts when the task stops running, so a wait for the operator ends with it.
    */
   confirm?: (stopped: AbortSignal) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Aborts when the caller cancels the call or goes away before its answer: a wait for the
+   * operator is withdrawn, and a call that started is cancelled as the operator's Cancel call is
+   * (recorded, the grace period, `outcome_unknown` for one that does not stop).
+   */
+  callerGone?: AbortSignal | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { CapstanError } from '../../shared/errors';
 import type { CallCancellation, CallStatus } from '../../shared/tasks';
 import { Call, type CallOutcome, type CallSpec } from './call';
 import type { TaskJournal } from './journal';
-import { currentPrincipal } from './principal';
+import { currentPrincipal, runAs } from './principal';
 import { isTerminal, notActive, type InFlight, type RunningTask, type Task } from './task';
 
 export class CallPath {
@@ -22,13 +22,17 @@ export class CallPath {
     const { ledger } = this.journal;
     const { requestId, capability } = spec;
     if (task.calls.has(requestId)) throw new CapstanError('BAD_REQUEST', `requestId "${requestId}" is already running in ${task.id}`).inTask(task.id);
+    const { callerGone } = spec;
     try {
+      if (callerGone?.aborted) throw callerLeft(callerGone);
       task.grants.require(capability, 'tool', 'execute');
       if (spec.mutating) this.#assertMayMutate(task);
       if (spec.confirm) {
-        const confirmation = await this.#confirmation(task, spec.confirm);
+        const confirmation = await this.#confirmation(task, spec.confirm, callerGone);
         // A confirmation may take minutes (an agent's call waits for the operator): what it
-        // was asked under is asked again, so a task that stopped or a grant lowered meanwhile holds.
+        // was asked under is asked again, so a task that stopped, a grant lowered or a caller
+        // that left meanwhile holds.
+        if (callerGone?.aborted) throw callerLeft(callerGone);
         task.running();
         task.grants.require(capability, 'tool', 'execute');
         if (spec.mutating) this.#assertMayMutate(task);
@@ -47,6 +51,10 @@ export class CallPath {
     this.journal.record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
       task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
     );
+    // A caller that leaves cancels the call in its own name, as the operator's Cancel call would.
+    const principal = currentPrincipal();
+    const cancel = () => void runAs(principal, () => this.cancel(requestId, reasonOf(callerGone!))).catch(() => undefined);
+    callerGone?.addEventListener('abort', cancel, { once: true });
     call
       .run(work)
       .then((outcome) => {
@@ -54,7 +62,7 @@ export class CallPath {
         return outcome;
       })
       .then(resolve, reject);
-    const outcome = await recorded;
+    const outcome = await recorded.finally(() => callerGone?.removeEventListener('abort', cancel));
     await ledger.durable();
     return outcome;
   }
@@ -96,13 +104,13 @@ export class CallPath {
    * `running`: a call waiting for a person ends with its task (refused and recorded in the
    * task's last moments, before its barrier commits), and nothing is left waiting after it.
    */
-  async #confirmation(task: Task, confirm: NonNullable<CallSpec['confirm']>): Promise<Record<string, unknown>> {
+  async #confirmation(task: Task, confirm: NonNullable<CallSpec['confirm']>, callerGone: AbortSignal | undefined): Promise<Record<string, unknown>> {
     const stopped = new AbortController();
     const stop = this.journal.onChange((view) => {
       if (view.id === task.id && view.state !== 'running') stopped.abort(notActive(task));
     });
     try {
-      return await confirm(stopped.signal);
+      return await confirm(callerGone ? AbortSignal.any([stopped.signal, callerGone]) : stopped.signal);
     } finally {
       stop();
     }
@@ -145,3 +153,8 @@ export class CallPath {
     }
   }
 }
+
+const reasonOf = (signal: AbortSignal): string => (typeof signal.reason === 'string' ? signal.reason : 'the caller went away');
+
+/** A call whose caller left before it started: it does not start. */
+const callerLeft = (signal: AbortSignal) => new CapstanError('CALL_CANCELLED', `${reasonOf(signal)}; the call did not run`);

@@ -36,7 +36,10 @@ export interface ApprovalWait {
 }
 
 export interface WaitOptions {
-  /** Aborted when the call's task stops running (cancelled, superseded, finishing): the approval is withdrawn. */
+  /**
+   * Aborted when the call's task stops running (cancelled, superseded, finishing) or its caller
+   * cancels or goes away (a string reason says which): the approval is withdrawn.
+   */
   signal?: AbortSignal | undefined;
   onWaiting?: ((wait: ApprovalWait) => void) | undefined;
 }
@@ -72,7 +75,7 @@ export class Approvals {
    * CONFIRMATION_DENIED, CONFIRMATION_EXPIRED, or CALL_CANCELLED when the task stopped.
    */
   async wait(request: CallReview, { signal, onWaiting }: WaitOptions = {}): Promise<Record<string, unknown>> {
-    if (signal?.aborted) throw withdrawn(request.tool.name, TASK_STOPPED);
+    if (signal?.aborted) throw withdrawn(request.tool.name, typeof signal.reason === 'string' ? signal.reason : TASK_STOPPED);
     if (this.#pending.size >= MAX_PENDING_APPROVALS) {
       throw new CapstanError('LIMIT_REACHED', `${MAX_PENDING_APPROVALS} approvals already wait for the operator; try again once some are decided`, {
         what: 'pending approvals',
@@ -122,7 +125,8 @@ export class Approvals {
       };
       const expiry = setTimeout(() => this.#endQuietly(id, 'expired', { reason: `no decision within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
       const ticker = onWaiting ? setInterval(tell, progressMs) : undefined;
-      const withdraw = () => this.#endQuietly(id, 'withdrawn', { reason: TASK_STOPPED });
+      // Its task stopped running, or its caller cancelled or went away: nobody waits for it any more.
+      const withdraw = () => this.#endQuietly(id, 'withdrawn', { reason: typeof signal?.reason === 'string' ? signal.reason : TASK_STOPPED });
       signal?.addEventListener('abort', withdraw, { once: true });
       this.#pending.set(id, {
         view,

@@ -46,6 +46,8 @@ export interface CallContext {
   confirm?: ConfirmationStrategy | undefined;
   /** For an entry bound to one task (a Harn run); absent for every other entry. */
   scope?: CallScope | undefined;
+  /** Aborts when the caller cancels or goes away before its answer (the runtime's `callerGone`). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -104,6 +106,7 @@ export class CallService {
         mutating,
         timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         details: { argumentsDigest, reference, ...scope?.details },
+        callerGone: context.signal,
         confirm: contract.needConfirm
           ? async (stopped) => {
               const facts = await confirm(stopped);

@@ -27,6 +27,7 @@ import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHand
 import { authorize, bearerAuthenticator, forbidden } from '../services/principal';
 import { matchesIfNoneMatch } from '../catalog/catalogView';
 import { MAX_EVENT_STREAMS, streamEvents } from './eventStream';
+import { DEFAULT_MCP_SESSION_IDLE_MS } from '../config';
 import { MCP_PATH, mcpEndpoint } from './mcp/http';
 import { allowedOrigin, hostMatcher } from './origin';
 
@@ -50,6 +51,8 @@ export interface HttpGatewayOptions {
   port: number;
   /** The built console; when absent the API still works and `/` explains how to build it. */
   rendererDir?: string | undefined;
+  /** How long an MCP client's session may be idle before it ends (config.json `mcp.sessionIdleMs`). */
+  mcpSessionIdleMs?: number | undefined;
 }
 
 export interface HttpGateway {
@@ -185,14 +188,19 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
             reply.header('etag', tag).header('cache-control', 'no-cache');
             if (matchesIfNoneMatch(request.headers['if-none-match'], tag)) return reply.code(304).send();
           }
-          const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log, principal: principalOf(request) });
+          // A client that goes away before its answer cancels what it started (a call, or its wait for approval).
+          const gone = new AbortController();
+          reply.raw.once('close', () => {
+            if (!reply.raw.writableFinished) gone.abort('the client went away before its answer');
+          });
+          const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log, principal: principalOf(request), signal: gone.signal });
           request.loggedByCall = operation === 'callTool' && answer.ok;
           return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
         },
       });
     }
     // MCP over Streamable HTTP (transports/mcp/): behind the same token check, as its principal.
-    const mcp = mcpEndpoint(options.handlers, options.events);
+    const mcp = mcpEndpoint(options.handlers, options.events, { sessionIdleMs: options.mcpSessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS, log: options.logger });
     api.addHook('onClose', () => mcp.close());
     knownRoute(MCP_PATH, 'GET', 'POST', 'DELETE');
     api.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, exposeHeadRoute: false, handler: (request, reply) => mcp.handle(request, reply, principalOf(request)) });

@@ -68,6 +68,8 @@ async function messagesOf(response: Response): Promise<unknown[]> {
     return text
       .split('\n')
       .filter((line) => line.startsWith('data:'))
+      // A priming event (SEP-1699) has empty data: it carries no message.
+      .filter((line) => line.slice(5).trim() !== '')
       .map((line) => JSON.parse(line.slice(5)) as unknown);
   }
   if (text === '') return [];

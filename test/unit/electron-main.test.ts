@@ -22,7 +22,7 @@ import { startApp, type Shell } from '../../electron/shell/app';
 import type { ElectronApi } from '../../electron/shell/electronApi';
 import { APP_URL } from '../../electron/shell/appPage';
 import { notifyApprovals } from '../../electron/shell/approvalNotice';
-import { EventBus } from '../../electron/events';
+import { EventBus } from '../../electron/services/events';
 import type { ApprovalView } from '../../shared/approvals';
 import { confirmWithDialog } from '../../electron/shell/confirmDialog';
 import { registerIpc } from '../../electron/shell/ipcHandlers';

@@ -4,22 +4,33 @@
  * have run before this: Host and Origin checked, the bearer token turned into a principal. Fastify
  * sends the SDK's web `Response` itself, so the gateway's response hooks apply here too.
  *
- * Sessions: the server keeps no MCP session, yet each client gets a Capstan session of its own
- * (its tasks, grants, context budget and loaded tools). A 2025-era client is handed an
+ * Sessions: the SDK's server keeps none, yet each client gets a Capstan session of its own (its
+ * tasks, grants, context budget and loaded tools). A 2025-era client is handed an
  * `Mcp-Session-Id` with its `initialize` answer and, as that revision requires, presents it on
- * every later request; any request presenting one runs in `<principal>/mcp-<id>`. A client that
+ * every later request; any request presenting one runs in `<principal>/mcp-<id>`, until the
+ * client ends it or it goes idle (sessions.ts), after which that id answers 404. A client that
  * presents none (the 2026-07-28 revision has no sessions) runs in its principal's `…/mcp` session.
+ *
+ * Cancellation: a client's `notifications/cancelled`, or the client going away before its answer,
+ * aborts the request, and the call it runs is cancelled through the runtime like any other.
+ *
+ * Streams: every SSE answer to a client of 2025-11-25 or later opens with a priming event (an id,
+ * empty data) and a `retry:` field (SEP-1699), so a client knows the stream is live and how
+ * soon to come back. Capstan keeps no stream to resume: a `GET` (with or without Last-Event-ID)
+ * is 405, and `Allow` says what `/mcp` does take.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
-import type { Principal } from '../../../shared/principal';
-import type { EventBus } from '../../services/events';
+import { SYSTEM, type Principal } from '../../../shared/principal';
+import type { Logger } from '../../logger';
 import { dispatch, type ApiHandlers } from '../../services/api';
+import type { EventBus } from '../../services/events';
 import { sessionFor } from '../../services/principal';
 import { LoadedTools } from './loadedTools';
 import { createCapstanServer, type McpCaller } from './server';
+import { McpSessions, type McpSession, type SessionEnd } from './sessions';
 
 export const MCP_PATH = '/mcp';
 
@@ -28,16 +39,22 @@ const SESSION_ID = /^[A-Za-z0-9_-]{8,64}$/;
 /** Request headers the SDK never needs: the token stays with the gateway, the body is already parsed. */
 const NOT_FORWARDED = new Set(['authorization', 'cookie', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
+/** How soon a client whose SSE stream broke should come back, as the `retry:` field tells it. */
+export const SSE_RETRY_MS = 1000;
+/** The first revision whose clients read an SSE event with empty data (a priming event). */
+const PRIMING_SINCE = '2025-11-25';
+
 export interface McpEndpoint {
   handle(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<FastifyReply>;
   close(): Promise<void>;
 }
 
-export function mcpEndpoint(handlers: ApiHandlers, events: EventBus): McpEndpoint {
+export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionIdleMs, log }: { sessionIdleMs: number; log: Logger }): McpEndpoint {
   const parts = { handlers, events, loaded: new LoadedTools() };
   const handler = createMcpHandler(({ era, authInfo }) => createCapstanServer(era, authInfo!.extra!.caller as McpCaller, parts), {
     legacy: 'stateless',
   });
+  const sessions = new McpSessions({ idleMs: sessionIdleMs, onEnd: (session, how) => finishTask(session, how) });
 
   return {
     async handle(request, reply, principal) {
@@ -45,40 +62,97 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus): McpEndpoin
       if (presented !== undefined && (typeof presented !== 'string' || !SESSION_ID.test(presented))) {
         throw new CapstanError('BAD_REQUEST', 'Mcp-Session-Id must be 8-64 of [A-Za-z0-9_-], as the gateway issues it');
       }
-      const initialize = isInitialize(request.body);
-      const clientSession = initialize ? randomBytes(16).toString('base64url') : presented;
-      if (initialize) reply.header('mcp-session-id', clientSession);
+      const body = request.body;
+      let session: McpSession | undefined;
+      if (isRequest(body, 'initialize')) {
+        session = sessions.issue(principal);
+        reply.header('mcp-session-id', session.id);
+      } else if (presented !== undefined) {
+        session = sessions.find(presented, principal);
+        // Ended, expired, never issued, or issued to another principal: all alike, as MCP says.
+        if (!session) return reply.code(404).send({ jsonrpc: '2.0', id: idOf(body), error: { code: -32001, message: 'Session not found: start a new one with initialize' } });
+      }
+      if (request.method === 'DELETE' && session) {
+        await sessions.end(session, 'deleted');
+        return reply.code(200).send();
+      }
+      if (isNotification(body, 'notifications/cancelled')) {
+        const { requestId: cancelled, reason } = (body.params ?? {}) as { requestId?: unknown; reason?: unknown };
+        sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${reason.slice(0, 200)}` : 'cancelled by the client');
+      }
+      // A client that goes away before its answer stops the exchange and cancels what it runs.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort('the client went away before its answer');
+      });
+      const tracked = isRequest(body) ? sessions.track(session, principal, body.id) : undefined;
       const caller: McpCaller = {
         principal,
-        sessionId: sessionFor(principal, clientSession ? `mcp-${clientSession}` : 'mcp'),
-        keepsSession: clientSession !== undefined,
+        sessionId: sessionFor(principal, session ? `mcp-${session.id}` : 'mcp'),
+        keepsSession: session !== undefined,
         requestId: request.requestId,
         log: request.log,
+        signal: tracked ? AbortSignal.any([gone.signal, tracked.signal]) : gone.signal,
       };
-      if (request.method === 'DELETE' && presented !== undefined) return endSession(caller, reply);
-      // A client that goes away mid-stream stops the exchange; a call it started still runs to its end.
-      const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
-      const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
-        parsedBody: request.body,
-        authInfo: { token: '', clientId: principal, scopes: [], extra: { caller } },
-      });
-      return reply.send(response);
+      try {
+        const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
+          parsedBody: body,
+          authInfo: { token: '', clientId: principal, scopes: [], extra: { caller } },
+        });
+        return await reply.send(withStreamHeaders(response, protocolOf(request)));
+      } finally {
+        tracked?.done();
+      }
     },
-    close: () => handler.close(),
+    close: async () => {
+      sessions.close();
+      await handler.close();
+    },
   };
 
   /**
-   * A 2025-era client ending its session (DELETE with its Mcp-Session-Id, as `capstan mcp` does
-   * when its host closes it): its task is finished, like any task whose work is done. A session
-   * that never ran anything, or whose task already ended, has nothing to finish.
+   * A session that ended (its client's DELETE, as `capstan mcp` sends when its host closes it, or
+   * idle for `sessionIdleMs`): its task is finished, like any task whose work is done; by the
+   * client, or by the gateway itself for an expiry. One that never ran anything, or whose task
+   * already ended, has nothing to finish.
    */
-  async function endSession(caller: McpCaller, reply: FastifyReply): Promise<FastifyReply> {
-    const { sessionId, requestId, log, principal } = caller;
-    const finished = await dispatch(handlers, 'taskAction', { action: 'finish', sessionId, message: 'The MCP client ended its session.', outcome: 'succeeded' }, { requestId, log, principal });
-    if (finished.ok || finished.envelope.error.code.startsWith('TASK_')) return reply.code(200).send();
-    return reply.code(finished.status).send(finished.envelope);
+  async function finishTask(session: McpSession, how: SessionEnd): Promise<void> {
+    const requestId = `mcp-session-${how}-${randomUUID()}`;
+    const minutes = Math.round(sessionIdleMs / 60_000);
+    const message = how === 'deleted' ? 'The MCP client ended its session.' : `The MCP session expired after ${minutes >= 1 ? `${minutes} min` : `${sessionIdleMs / 1000} s`} without a request.`;
+    const finished = await dispatch(
+      handlers,
+      'taskAction',
+      { action: 'finish', sessionId: sessionFor(session.principal, `mcp-${session.id}`), message, outcome: 'succeeded' },
+      { requestId, log: log.child({ requestId }), principal: how === 'deleted' ? session.principal : SYSTEM },
+    );
+    if (!finished.ok && !finished.envelope.error.code.startsWith('TASK_')) log.warn({ code: finished.envelope.error.code, session: session.id }, 'could not finish an ended MCP session\'s task');
   }
+}
+
+/**
+ * The SDK's answer with what Capstan adds: a priming event opening each SSE stream for clients
+ * that read one, and an `Allow` header naming every method `/mcp` takes on a 405.
+ */
+function withStreamHeaders(response: Response, protocolVersion: string | undefined): Response {
+  if (response.status === 405) {
+    const headers = new Headers(response.headers);
+    headers.set('allow', 'POST, DELETE');
+    return new Response(response.body, { status: 405, statusText: response.statusText, headers });
+  }
+  const streaming = response.body && response.headers.get('content-type')?.startsWith('text/event-stream');
+  if (!streaming || protocolVersion === undefined || protocolVersion < PRIMING_SINCE) return response;
+  const priming = new TextEncoder().encode(`id: ${randomUUID()}\nretry: ${SSE_RETRY_MS}\ndata: \n\n`);
+  const body = response.body!.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ start: (controller) => controller.enqueue(priming) }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The revision the client speaks: its header, or what an `initialize` asks for. */
+function protocolOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['mcp-protocol-version'];
+  if (typeof header === 'string') return header;
+  const asked = isRequest(request.body, 'initialize') ? (request.body.params as { protocolVersion?: unknown } | undefined)?.protocolVersion : undefined;
+  return typeof asked === 'string' ? asked : undefined;
 }
 
 function forwarded(request: FastifyRequest): Headers {
@@ -90,4 +164,18 @@ function forwarded(request: FastifyRequest): Headers {
   return headers;
 }
 
-const isInitialize = (body: unknown) => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+interface JsonRpcMessage {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+const isMessage = (body: unknown): body is JsonRpcMessage => typeof body === 'object' && body !== null && !Array.isArray(body);
+
+/** A JSON-RPC request (it has an id), of `method` when given. */
+const isRequest = (body: unknown, method?: string): body is JsonRpcMessage & { id: unknown } =>
+  isMessage(body) && body.id !== undefined && body.id !== null && (method === undefined || body.method === method);
+
+const isNotification = (body: unknown, method: string): body is JsonRpcMessage => isMessage(body) && body.id === undefined && body.method === method;
+
+const idOf = (body: unknown): unknown => (isRequest(body) ? body.id : null);

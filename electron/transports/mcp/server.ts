@@ -10,7 +10,7 @@
  * wrong and how to recover (re-discover on STALE_CAPABILITY, wait on PROVIDER_UNAVAILABLE). Only
  * what the specification makes a protocol error is one: an unknown tool name (-32602).
  */
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import type { OperationName } from '../../../shared/api';
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
@@ -31,6 +31,8 @@ export interface McpCaller {
   keepsSession: boolean;
   requestId: string;
   log: Logger;
+  /** Aborts when the client cancels the request or goes away before its answer: what it runs is cancelled. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface McpServerParts {
@@ -51,8 +53,21 @@ const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOU
  */
 export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller, { handlers, loaded, events }: McpServerParts): Server {
   const dynamic = era === 'legacy' && caller.keepsSession;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic }, resources: {}, prompts: {} }, instructions: INSTRUCTIONS });
   const { sessionId } = caller;
+
+  // Capstan serves no resources or prompts of its own to agents yet: the lists are empty, and a
+  // read or get names something that does not exist (-32602, with the URI, as SEP-2164 asks),
+  // rather than a method the client cannot tell from a broken server.
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('resources/read', async (request) => {
+    throw new ResourceNotFoundError(request.params.uri, `Resource not found: ${request.params.uri.slice(0, 500)}`);
+  });
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  server.setRequestHandler('prompts/get', async (request) => {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${request.params.name.slice(0, 300)}`);
+  });
 
   server.setRequestHandler('tools/list', async () => ({
     tools: dynamic ? [...CAPSTAN_TOOL_DESCRIPTORS, ...loaded.list(sessionId)] : [...CAPSTAN_TOOL_DESCRIPTORS],
@@ -67,7 +82,7 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
     const progress = operation === 'callTool' ? callProgress(ctx, caller.requestId, events) : undefined;
     // An agent's call that needs confirmation waits for approval, reporting progress meanwhile.
     const confirm = isAgent(caller.principal) ? ({ kind: 'approval', onWaiting: progress?.onWaiting } as const) : undefined;
-    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, confirm };
+    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, confirm, signal: caller.signal };
     let listChanged = false;
 
     let reply: Reply<OperationName>;
