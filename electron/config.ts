@@ -31,6 +31,9 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 /** How long a 2025-era MCP client's session may go without a request before it ends (its task finished). */
 export const DEFAULT_MCP_SESSION_IDLE_MS = 30 * 60_000;
 
+/** What one agent may hold at once (sessions of /mcp, tasks not ended, calls waiting for approval). */
+export const DEFAULT_AGENT_QUOTAS = { mcpSessions: 64, tasks: 64, pendingApprovals: 20 };
+
 /** The largest SKILL.md read. Bigger files are diagnostics: reading, hashing and counting tokens grow with size. */
 export const DEFAULT_SKILL_MAX_FILE_BYTES = 256 * 1024;
 
@@ -71,6 +74,17 @@ export const CapstanConfig = z.strictObject({
   mcp: z
     .strictObject({ sessionIdleMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_MCP_SESSION_IDLE_MS) })
     .default({ sessionIdleMs: DEFAULT_MCP_SESSION_IDLE_MS }),
+  /**
+   * What one agent may hold at once, so that no agent can push limits on everyone: MCP sessions,
+   * tasks that have not ended, and calls waiting for the operator's approval. The operator has none.
+   */
+  quotas: z
+    .strictObject({
+      mcpSessions: z.number().int().min(1).max(10_000).default(DEFAULT_AGENT_QUOTAS.mcpSessions),
+      tasks: z.number().int().min(1).max(10_000).default(DEFAULT_AGENT_QUOTAS.tasks),
+      pendingApprovals: z.number().int().min(1).max(1000).default(DEFAULT_AGENT_QUOTAS.pendingApprovals),
+    })
+    .default({ ...DEFAULT_AGENT_QUOTAS }),
   /** Providers to start disabled, by name. */
   disabledProviders: z.array(z.string()).default([]),
   /** Where http_check may connect besides public addresses: exact host names, IP addresses or CIDRs. */

@@ -16,6 +16,7 @@ import { Approvals } from './services/approvals';
 import { CallService } from './services/calls';
 import { Challenges } from './services/challenges';
 import { Confirmation } from './services/confirmation';
+import { agentOfSession, assertWithinQuota } from './services/quotas';
 import { createDiscovery } from './services/discovery';
 import { EventBus, progressReporter } from './services/events';
 import { HarnRuns } from './harn/runs';
@@ -120,6 +121,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     },
     budget: config.admission,
     graceMs: config.cancellation.graceMs,
+    admitTask: (sessionId) => {
+      const agent = agentOfSession(sessionId);
+      if (agent) assertWithinQuota(config.quotas, agent, 'tasks', tasks.unfinishedCount((id) => agentOfSession(id) === agent));
+    },
   });
   // Before anyone can call: what the last process left unfinished is closed and on record.
   await tasks.recover();

@@ -225,6 +225,7 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
       port,
       rendererDir: options.rendererDir,
       mcpSessionIdleMs: host.config.mcp.sessionIdleMs,
+      quotas: host.config.quotas,
     });
   let gateway: HttpGateway;
   try {

@@ -82,7 +82,8 @@ export const errorCodes = {
   },
   LIMIT_REACHED: {
     status: 409,
-    meaning: 'A task holds the most it takes of something (100 steers, 100 grant reductions); `what` and `limit` name it. Finish the task and queue a follow-up.',
+    meaning:
+      'Something holds the most it takes: a task (100 steers, 100 grant reductions), or an agent at one of its quotas (`quota`: mcpSessions, tasks, pendingApprovals; config.json `quotas`). `what` and `limit` name it; the message says how to free a place.',
   },
   NOTHING_TO_ACKNOWLEDGE: { status: 409, meaning: 'No mutating call with that requestId has an unknown outcome in the session.' },
   CALL_CANCELLED: {

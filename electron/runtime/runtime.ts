@@ -33,6 +33,8 @@ export interface RuntimeConfig {
   /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
   graceMs: number;
   limits?: Partial<RuntimeLimits>;
+  /** Asked before a task is added to a session; throws to refuse it (an agent at its quota of tasks). */
+  admitTask?: ((sessionId: string) => void) | undefined;
 }
 
 /** What memory holds at most; everything beyond stays in the store and is read back on demand. */
@@ -303,6 +305,11 @@ export class TaskRuntime {
     };
   }
 
+  /** How many tasks that have not ended are in the sessions `where` picks. */
+  unfinishedCount(where: (sessionId: string) => boolean): number {
+    return this.#memory.unfinished().filter((task) => where(task.sessionId)).length;
+  }
+
   onChange(listener: (task: TaskView) => void): () => void {
     return this.#journal.onChange(listener);
   }
@@ -322,6 +329,7 @@ export class TaskRuntime {
    * ran has nothing to hand over.
    */
   #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; ahead: boolean }): Task {
+    this.config.admitTask?.(session.id);
     const waiting = session.waiting;
     const predecessor = options.ahead ? session.lastRan : session.tasks.at(-1);
     const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length);

@@ -27,7 +27,8 @@ import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHand
 import { authorize, bearerAuthenticator, forbidden } from '../services/principal';
 import { matchesIfNoneMatch } from '../catalog/catalogView';
 import { MAX_EVENT_STREAMS, streamEvents } from './eventStream';
-import { DEFAULT_MCP_SESSION_IDLE_MS } from '../config';
+import { DEFAULT_AGENT_QUOTAS, DEFAULT_MCP_SESSION_IDLE_MS } from '../config';
+import type { AgentQuotas } from '../services/quotas';
 import { MCP_PATH, mcpEndpoint } from './mcp/http';
 import { allowedOrigin, hostMatcher } from './origin';
 
@@ -53,6 +54,8 @@ export interface HttpGatewayOptions {
   rendererDir?: string | undefined;
   /** How long an MCP client's session may be idle before it ends (config.json `mcp.sessionIdleMs`). */
   mcpSessionIdleMs?: number | undefined;
+  /** What one agent may hold at once (config.json `quotas`). */
+  quotas?: AgentQuotas | undefined;
 }
 
 export interface HttpGateway {
@@ -200,7 +203,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       });
     }
     // MCP over Streamable HTTP (transports/mcp/): behind the same token check, as its principal.
-    const mcp = mcpEndpoint(options.handlers, options.events, { sessionIdleMs: options.mcpSessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS, log: options.logger });
+    const mcp = mcpEndpoint(options.handlers, options.events, {
+      sessionIdleMs: options.mcpSessionIdleMs ?? DEFAULT_MCP_SESSION_IDLE_MS,
+      quotas: options.quotas ?? DEFAULT_AGENT_QUOTAS,
+      log: options.logger,
+    });
     api.addHook('onClose', () => mcp.close());
     knownRoute(MCP_PATH, 'GET', 'POST', 'DELETE');
     api.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, exposeHeadRoute: false, handler: (request, reply) => mcp.handle(request, reply, principalOf(request)) });

@@ -25,9 +25,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import { SYSTEM, type Principal } from '../../../shared/principal';
 import type { Logger } from '../../logger';
-import { dispatch, type ApiHandlers } from '../../services/api';
+import { dispatch, errorEnvelope, type ApiHandlers } from '../../services/api';
 import type { EventBus } from '../../services/events';
 import { sessionFor } from '../../services/principal';
+import { assertWithinQuota, type AgentQuotas } from '../../services/quotas';
 import { LoadedTools } from './loadedTools';
 import { createCapstanServer, type McpCaller } from './server';
 import { McpSessions, type McpSession, type SessionEnd } from './sessions';
@@ -49,7 +50,14 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionIdleMs, log }: { sessionIdleMs: number; log: Logger }): McpEndpoint {
+export interface McpEndpointOptions {
+  sessionIdleMs: number;
+  /** Each agent's quota of sessions (config.json `quotas.mcpSessions`). */
+  quotas: AgentQuotas;
+  log: Logger;
+}
+
+export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionIdleMs, quotas, log }: McpEndpointOptions): McpEndpoint {
   const parts = { handlers, events, loaded: new LoadedTools() };
   const handler = createMcpHandler(({ era, authInfo }) => createCapstanServer(era, authInfo!.extra!.caller as McpCaller, parts), {
     legacy: 'stateless',
@@ -65,6 +73,12 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       const body = request.body;
       let session: McpSession | undefined;
       if (isRequest(body, 'initialize')) {
+        try {
+          assertWithinQuota(quotas, principal, 'mcpSessions', sessions.count(principal));
+        } catch (error) {
+          const refused = errorEnvelope(error as CapstanError, { requestId: request.requestId, log: request.log });
+          return reply.code(409).send({ jsonrpc: '2.0', id: idOf(body), error: { code: -32000, message: refused.error.message, data: refused.error } });
+        }
         session = sessions.issue(principal);
         reply.header('mcp-session-id', session.id);
       } else if (presented !== undefined) {
