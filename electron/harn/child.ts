@@ -7,6 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname } from 'node:path';
 import type { HarnConfig } from '../../shared/harn';
 import { CapstanError } from '../../shared/errors';
+import { childEnvironment } from '../providers/childEnvironment';
 import { lineSplitter } from './rpc';
 
 /** After SIGTERM, how long the child has before SIGKILL. */
@@ -42,7 +43,8 @@ export async function startChild(config: HarnConfig, script: string, handlers: C
   try {
     child = spawn(config.command, [...config.args, script], {
       cwd: dirname(script),
-      env: { ...process.env, ...config.env },
+      // An allowed list of the gateway's variables (never CAPSTAN_TOKEN) and config.json's `harn.env`.
+      env: childEnvironment(config.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });

@@ -8,6 +8,7 @@
  */
 import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type PriorDiscovery, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { childEnvironment } from '../childEnvironment';
 import type { McpSettings } from './settings';
 import type { StderrTail } from './stderrTail';
 
@@ -122,8 +123,8 @@ function createTransport(settings: McpSettings, stderr: StderrTail): Transport {
   const transport = new InPlaceStdioTransport({
     command: entry.command!,
     args: entry.args ?? [],
-    // The SDK adds only a safe few of Capstan's own variables (PATH, HOME…), never its token.
-    env: entry.env ?? {},
+    // Only an allowed few of Capstan's own variables (PATH, HOME…), never its token.
+    env: childEnvironment(entry.env),
     ...(entry.cwd ? { cwd: entry.cwd } : {}),
     stderr: 'pipe',
     // Room for a result somewhat over the limit, so it is refused as RESULT_TOO_LARGE rather than dropping the connection.
