@@ -34,14 +34,20 @@ export function bearerAuthenticator(operatorToken: string, agents?: AgentTokens)
 /**
  * Refuses what the principal may not do, before the input is even read: an operation whose
  * audience is the operator's, and, from an agent, a `confirmation` (an agent never confirms for
- * itself; its calls wait for the operator's approval instead).
+ * itself; its calls wait for the operator's approval instead) or a direct skill activation (the
+ * operator's `/name`, which reaches skills hidden from the model; refused whatever the name, so
+ * the answer says nothing of which hidden skills exist).
  */
 export function authorize(operation: OperationName, principal: Principal, rawInput: unknown): void {
   if (principal === OPERATOR) return;
   const { audience, method, path } = operations[operation];
   if (audience !== 'any') throw forbidden(principal, `${method} ${path} is the operator's`);
-  if (operation === 'callTool' && typeof rawInput === 'object' && rawInput !== null && Object.hasOwn(rawInput, 'confirmation')) {
+  const input = typeof rawInput === 'object' && rawInput !== null ? rawInput : undefined;
+  if (operation === 'callTool' && input && Object.hasOwn(input, 'confirmation')) {
     throw forbidden(principal, 'an agent cannot confirm a call; a call that needs confirmation waits for the operator to approve it');
+  }
+  if (operation === 'skillsActivate' && input && Object.hasOwn(input, 'direct') && (input as { direct?: unknown }).direct !== false) {
+    throw forbidden(principal, "direct activation (/name) is the operator's; an agent activates a skill by the reference discovery gave it");
   }
 }
 
