@@ -17,7 +17,7 @@ import type { HarnRunRequest, HarnRunsView, HarnRunView } from '../../shared/har
 import type { TaskView } from '../../shared/tasks';
 import { envelopeOf } from '../../shared/envelope';
 import { CapstanError } from '../../shared/errors';
-import { isAgent } from '../../shared/principal';
+import { agentPrincipal, isAgent } from '../../shared/principal';
 import type { Catalog } from '../catalog/catalog';
 import { SKILLS_PROVIDER } from '../providers/skills';
 import { readExcerpt } from '../providers/skills/excerpt';
@@ -46,6 +46,9 @@ export interface HarnRunner {
   list(): HarnRunsView;
   get(taskId: string): HarnRunView;
 }
+
+/** Why an agent's pending approvals were withdrawn when its token was revoked. */
+export const REVOKED = "the agent's token was revoked";
 
 export type ApiHandlers = {
   [K in OperationName]: (input: z.output<Operations[K]['input']>, context: CallContext) => Promise<OperationOutput<K>>;
@@ -194,6 +197,8 @@ export function createApiHandlers(parts: {
     createAgent: async ({ name }) => agents.create(name),
     revokeAgent: async ({ name }) => {
       agents.revoke(name);
+      // Its calls waiting for approval go with its token: approving one would run it for an agent that no longer may.
+      approvals.withdrawAll(agentPrincipal(name), REVOKED);
       return { agents: agents.list() };
     },
   });

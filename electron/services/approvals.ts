@@ -168,6 +168,17 @@ export class Approvals {
     return { pending, recent: [...this.#recent], timeoutMs: this.options.timeoutMs };
   }
 
+  /**
+   * Withdraws every pending approval of one principal, each recorded with the reason (an agent
+   * whose token was revoked: nobody may approve a call it made while it still held one). The
+   * waiting calls end CALL_CANCELLED without running. Returns how many were withdrawn.
+   */
+  withdrawAll(principal: string, reason: string): number {
+    const ids = [...this.#pending].filter(([, pending]) => pending.view.principal === principal).map(([id]) => id);
+    for (const id of ids) this.#endQuietly(id, 'withdrawn', { reason });
+    return ids.length;
+  }
+
   /** Withdraws every pending approval; for shutdown, while the ledger can still record it. */
   close(): void {
     for (const id of [...this.#pending.keys()]) this.#endQuietly(id, 'withdrawn', { reason: 'the gateway stopped' });

@@ -1,0 +1,84 @@
+/**
+ * Issue 18, the low items about what one agent can do to or learn of others' work, through the
+ * real gateway with agent tokens: a revoked agent's calls waiting for approval are withdrawn with
+ * its token (10).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalsView, ApprovalView } from '../../shared/approvals';
+import type { LedgerEntry } from '../../shared/ledger';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+
+let gw: TestGateway;
+let target: LoopbackServer;
+
+beforeAll(async () => {
+  target = await startLoopbackServer();
+  gw = await startTestGateway({ config: { httpCheck: { allow: ['127.0.0.1/32'] }, approvals: { timeoutMs: 30_000 } } });
+});
+afterAll(async () => {
+  await gw.stop();
+  await target.close();
+});
+
+type Answer = { status: number; body: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function as(token: string, method: string, path: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Answer['body'] };
+}
+const operator = (method: string, path: string, body?: unknown) => as(gw.token, method, path, body);
+const check = (path: string) => ({ tool: 'http_check', arguments: { url: `${target.url}${path}`, method: 'GET' } });
+const ledgerOf = async (requestId: string) => (await operator('GET', `/ledger?requestId=${requestId}`)).body.entries as LedgerEntry[];
+
+async function pendingFor(requestId: string): Promise<ApprovalView> {
+  for (let tries = 0; tries < 250; tries += 1) {
+    const found = ((await operator('GET', '/approvals')).body as ApprovalsView).pending.find((approval) => approval.requestId === requestId);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${requestId} never waited for approval`);
+}
+
+describe('revoking an agent (item 10)', () => {
+  it("withdraws its pending approvals with its token: approving one is refused and nothing runs; another agent's stay", async () => {
+    const doomed = gw.host.agents.create('doomed').token;
+    const other = gw.host.agents.create('bystander').token;
+    target.hits.length = 0;
+    const first = as(doomed, 'POST', '/tools/call', { ...check('/revoked-1'), requestId: 'revoke-1' });
+    const second = as(doomed, 'POST', '/tools/call', { ...check('/revoked-2'), requestId: 'revoke-2', sessionId: 'agent:doomed/second' });
+    const theirs = as(other, 'POST', '/tools/call', { ...check('/bystander'), requestId: 'revoke-bystander' });
+    const [one, two, bystander] = [await pendingFor('revoke-1'), await pendingFor('revoke-2'), await pendingFor('revoke-bystander')];
+
+    expect((await operator('DELETE', '/agents/doomed')).status).toBe(200);
+    const pending = ((await operator('GET', '/approvals')).body as ApprovalsView).pending.map((approval) => approval.id);
+    expect(pending).not.toContain(one.id);
+    expect(pending).not.toContain(two.id);
+    expect(pending).toContain(bystander.id);
+
+    for (const [approval, answer] of [[one, first], [two, second]] as const) {
+      const decided = await operator('POST', `/approvals/${approval.id}`, { decision: 'approve', argumentsDigest: approval.argumentsDigest });
+      expect(decided).toMatchObject({ status: 409, body: { error: { code: 'APPROVAL_NOT_PENDING', status: 'withdrawn' } } });
+      expect((await answer).body).toMatchObject({ ok: false, error: { code: 'CALL_CANCELLED' } });
+      expect((await answer).body.error.message).toContain("the agent's token was revoked");
+    }
+    const recent = ((await operator('GET', '/approvals')).body as ApprovalsView).recent.find((approval) => approval.id === one.id);
+    expect(recent).toMatchObject({ status: 'withdrawn', reason: "the agent's token was revoked" });
+    const entries = await ledgerOf('revoke-1');
+    expect(entries.find((entry) => entry.kind === 'approval_decided')).toMatchObject({ principal: 'operator', details: { decision: 'withdrawn', reason: "the agent's token was revoked" } });
+    // Recorded as a call refused before it ran: no confirmation, no run.
+    expect(entries.some((entry) => entry.kind === 'confirmation')).toBe(false);
+    expect(entries.find((entry) => entry.kind === 'call_started')?.details).toMatchObject({ refused: true });
+    expect(entries.at(-1)).toMatchObject({ kind: 'call_finished', details: { status: 'refused', code: 'CALL_CANCELLED' } });
+    expect(target.hits).toEqual([]);
+
+    // The bystander's call still runs once approved.
+    expect((await operator('POST', `/approvals/${bystander.id}`, { decision: 'approve' })).status).toBe(200);
+    expect((await theirs).body).toMatchObject({ ok: true, result: { reachable: true } });
+    expect(target.hits).toEqual([{ method: 'GET', url: '/bystander' }]);
+  });
+});
