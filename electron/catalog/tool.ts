@@ -5,6 +5,12 @@ export interface ToolRunContext {
   /** Aborted when the call times out or is cancelled; long-running tools must honour it. */
   signal: AbortSignal;
   requestId: string;
+  /**
+   * Whether Capstan treats the call as changing state (its contract's `mutating`, after tool
+   * policy). A tool that cannot tell for sure that a stopped call stopped must then report the
+   * outcome unknown rather than failed or cancelled.
+   */
+  mutating?: boolean | undefined;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {

@@ -115,7 +115,7 @@ export class CallService {
             }
           : undefined,
       },
-      (signal) => tool.definition.run(call.arguments, { signal, requestId }),
+      (signal) => tool.definition.run(call.arguments, { signal, requestId, mutating }),
     );
     // The duration the ledger records goes with the failure, so a run's record says the same.
     if (outcome.status !== 'ok') throw outcome.error.inTask(task.id).ranFor(outcome.durationMs);

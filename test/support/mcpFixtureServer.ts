@@ -16,9 +16,12 @@
  * - FIXTURE_FIDELITY=1 adds `forecast` and `archive`, which declare a title, icons, an
  *   outputSchema (their structuredContent matches it) and every annotation (read-only, idempotent,
  *   closed world): what a loaded tool must keep for agents, tightened by Capstan
+ * - FIXTURE_LATE_WRITE=1 adds `late_write`, a destructive tool that ignores cancellation yet keeps
+ *   answering pings, then writes its file: a write that happens after its call was given up on
  * - FIXTURE_EXIT_ON_PROBE=1: a 2025-only server that exits when its first request is not
  *   `initialize`, as servers on some SDKs do when probed for the 2026-07-28 revision
  */
+import { writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
@@ -133,6 +136,21 @@ const tools = (): FixtureTool[] => [
     },
   },
   ...(process.env.FIXTURE_FIDELITY ? ['forecast', 'archive'].map(declaring) : []),
+  ...(process.env.FIXTURE_LATE_WRITE
+    ? [
+        {
+          name: 'late_write',
+          description: 'Writes `text` to the file `path` after `ms` milliseconds, whatever happens meanwhile (it ignores cancellation but keeps answering pings)',
+          inputSchema: object({ path: { type: 'string' }, text: { type: 'string' }, ms: { type: 'number' } }, ['path', 'text', 'ms']),
+          annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+          run: async (args: Json) => {
+            await new Promise((resolve) => setTimeout(resolve, Number(args.ms)));
+            writeFileSync(String(args.path), String(args.text));
+            return text('written');
+          },
+        } satisfies FixtureTool,
+      ]
+    : []),
   ...Array.from({ length: Number(process.env.FIXTURE_EXTRA_TOOLS ?? 0) }, (_, index) => ({
     name: `extra-${index + 1}`,
     description: `Extra tool ${index + 1}, for paging`,

@@ -8,10 +8,12 @@
  *   restarts that clock (the SDK's `resetTimeoutOnProgress`), and `toolTimeoutMs` bounds the
  *   whole call. The runtime's own deadline for the call sits beyond both, as a backstop.
  * - Stopping: when the task is cancelled or a deadline passes, the SDK sends
- *   `notifications/cancelled`. MCP has no acknowledgement of a cancellation, so Capstan probes the
- *   server right after it (ping, or server/discover on 2026-07-28): an answer within the grace
- *   period means the server has read the cancellation, and the call ends cancelled (or failed, for
- *   a deadline); no answer, or a connection lost mid-call, leaves the outcome unknown.
+ *   `notifications/cancelled`. MCP has no acknowledgement of a cancellation for the request itself,
+ *   so a stopped call that may change state (mutating) ends with its outcome unknown, which arms
+ *   the mutation gate. For one that only reads, Capstan probes the server right after it (ping, or
+ *   server/discover on 2026-07-28): an answer within the grace period means the server has read
+ *   the cancellation, and the call ends cancelled (or failed, for a deadline); no answer, or a
+ *   connection lost mid-call, leaves the outcome unknown.
  * - Results keep MCP's content blocks and `structuredContent`; `isError` is TOOL_ERROR with the
  *   server's answer; a result over `maxResultBytes` is RESULT_TOO_LARGE.
  */
@@ -45,7 +47,7 @@ export interface CallParts {
 /** Network errors that mean the request never reached the server: nothing ran. */
 const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-export async function callMcpTool(parts: CallParts, tool: string, args: Record<string, unknown>, { signal, requestId }: ToolRunContext): Promise<unknown> {
+export async function callMcpTool(parts: CallParts, tool: string, args: Record<string, unknown>, { signal, requestId, mutating = true }: ToolRunContext): Promise<unknown> {
   const { settings, connection } = parts;
   const capability = `${settings.name}:${tool}`;
   const started = Date.now();
@@ -74,13 +76,13 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
       },
     );
   } catch (error) {
-    throw await stopped(error, parts, capability, signal);
+    throw await stopped(error, parts, capability, signal, mutating);
   }
   return answer(result, capability, settings.maxResultBytes);
 }
 
 /** What a call that did not return ends as, once the server has had its chance to show it stopped. */
-async function stopped(error: unknown, { connection, settings, graceMs, onUnreachable }: CallParts, capability: string, signal: AbortSignal): Promise<unknown> {
+async function stopped(error: unknown, { connection, settings, graceMs, onUnreachable }: CallParts, capability: string, signal: AbortSignal, mutating: boolean): Promise<unknown> {
   if (isConnectionLost(error)) return new OutcomeUnknownError(`lost its connection to the server mid-call (${(error as Error).message})`);
   const network = networkCode(error);
   if (network) {
@@ -90,6 +92,14 @@ async function stopped(error: unknown, { connection, settings, graceMs, onUnreac
   }
   const cancelled = signal.aborted;
   if (!cancelled && !isTimeout(error)) return error; // the server answered with a protocol error: the call ended
+  // A server that answers a probe has read the cancellation, but may still finish a write it had
+  // begun: MCP has no acknowledgement of a cancellation for that very request. So a stopped call
+  // that may change state has an unknown outcome, which arms the mutation gate.
+  if (mutating) {
+    return new OutcomeUnknownError(
+      `was stopped (${cancelled ? 'cancelled' : `no answer within ${settings.timeoutMs} ms`}) before its server answered; MCP does not acknowledge a cancellation, so a write it had begun may still happen`,
+    );
+  }
   try {
     await connection.probe(graceMs);
   } catch {
