@@ -8,7 +8,8 @@ describe('annotations → policy', () => {
     ['no annotations at all', null, { riskLevel: 'high', needConfirm: true, mutating: true }],
     ['readOnlyHint (open world by default)', { readOnlyHint: true }, { riskLevel: 'medium', needConfirm: false, mutating: false }],
     ['readOnlyHint, closed world', { readOnlyHint: true, openWorldHint: false }, { riskLevel: 'low', needConfirm: false, mutating: false }],
-    ['read-only wins over a destructiveHint', { readOnlyHint: true, destructiveHint: true, openWorldHint: false }, { riskLevel: 'low', needConfirm: false, mutating: false }],
+    // Contradictory hints take the conservative reading, as absent ones do.
+    ['read-only and destructive at once: destructive', { readOnlyHint: true, destructiveHint: true, openWorldHint: false }, { riskLevel: 'high', needConfirm: true, mutating: true }],
     ['not read-only, destructive by default', { readOnlyHint: false, openWorldHint: false }, { riskLevel: 'high', needConfirm: true, mutating: true }],
     ['not read-only, not destructive', { readOnlyHint: false, destructiveHint: false, openWorldHint: false }, { riskLevel: 'low', needConfirm: false, mutating: true }],
     ['not destructive, open world', { destructiveHint: false, openWorldHint: true }, { riskLevel: 'medium', needConfirm: false, mutating: true }],

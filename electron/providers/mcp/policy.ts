@@ -1,7 +1,8 @@
 /**
  * What Capstan decides from a tool's annotations. Annotations are hints from the server, so the
  * defaults are the MCP specification's conservative ones: a tool is read-only only when it says
- * so; one that is not is mutating and, unless it says `destructiveHint: false`, destructive
+ * so (and does not also say it is destructive); one that is not is mutating and, unless it says
+ * `destructiveHint: false`, destructive
  * (high risk, confirmation required); one that does not say `openWorldHint: false` reaches the
  * open world (at least medium risk). config.json's toolPolicy may tighten this further, never loosen it.
  */
@@ -15,7 +16,9 @@ export interface Decision {
 }
 
 export function decideFromAnnotations(declared: ToolAnnotations | null): Decision {
-  const readOnly = declared?.readOnlyHint === true;
+  // Hints that contradict each other (read-only and destructive) take the conservative reading,
+  // as absent ones do: destructive.
+  const readOnly = declared?.readOnlyHint === true && declared?.destructiveHint !== true;
   const destructive = !readOnly && declared?.destructiveHint !== false;
   const openWorld = declared?.openWorldHint !== false;
   const base: RiskLevel = destructive ? 'high' : 'low';
