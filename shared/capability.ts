@@ -14,6 +14,9 @@ export type CapabilityKind = z.infer<typeof CapabilityKind>;
 export const ProviderKind = z.enum(['builtin', 'skills', 'mcp', 'bridge']);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
+/** The builtin provider's name: its tools keep their bare names whatever other providers call theirs. */
+export const BUILTIN_PROVIDER = 'builtin';
+
 /** Capability and provider names: 1-128 of [A-Za-z0-9_.-]. */
 export const CAPABILITY_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 export const CapabilityName = z.string().regex(CAPABILITY_NAME_PATTERN, 'must be 1-128 of [A-Za-z0-9_.-]');

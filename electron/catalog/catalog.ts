@@ -6,7 +6,7 @@
  * About 350 lines: bindings, snapshots and verification share the generation counters, and a
  * reference's check reads best beside the code that bumps them.
  */
-import type { CapabilityReference, CatalogEntry, Diagnostic, ProviderInfo } from '../../shared/capability';
+import { BUILTIN_PROVIDER, type CapabilityReference, type CatalogEntry, type Diagnostic, type ProviderInfo } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import type { CatalogChanged } from '../../shared/events';
 import type { z } from 'zod';
@@ -241,8 +241,13 @@ export class Catalog {
     const candidates = nameOrId.includes(':')
       ? [this.live(nameOrId)]
       : [...this.#bindings.values()].map((binding) => binding.entries.get(nameOrId));
-    const tools = candidates.filter((entry): entry is LiveEntry & { tool: CompiledTool } => entry?.tool !== undefined);
+    let tools = candidates.filter((entry): entry is LiveEntry & { tool: CompiledTool } => entry?.tool !== undefined);
     if (tools.length === 0) throw new CapstanError('TOOL_NOT_FOUND', `no tool is registered as "${nameOrId}"`);
+    // A builtin keeps its bare name: a provider naming a tool `time_now` cannot take the seed's
+    // `{"tool": "time_now"}` away from every caller; its own tool is called by id.
+    if (tools.length > 1 && tools.some((entry) => entry.contract.provider === BUILTIN_PROVIDER)) {
+      tools = tools.filter((entry) => entry.contract.provider === BUILTIN_PROVIDER);
+    }
     if (tools.length > 1) {
       const ids = tools.map((entry) => entry.contract.id).join(', ');
       throw new CapstanError('TOOL_NOT_FOUND', `"${nameOrId}" names several tools (${ids}); call it by id`);

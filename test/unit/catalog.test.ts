@@ -112,3 +112,16 @@ describe('snapshots and generations', () => {
     expect(catalog.diagnostics().map((d) => d.reason)).toEqual(['tool "bad name" is invalid: name must be 1-128 of [A-Za-z0-9_.-]', 'duplicate name "ok"']);
   });
 });
+
+describe('a tool named by its bare name', () => {
+  it('is the builtin one when a provider names a tool like a builtin; others sharing a name are listed, to be called by id', async () => {
+    const catalog = new Catalog();
+    await catalog.addProvider({ name: 'builtin', kind: 'builtin', load: () => ({ tools: [tool('time_now')], skills: [], diagnostics: [] }) });
+    await catalog.addProvider(mutableProvider('remote', [tool('time_now'), tool('lookup')]).provider);
+    await catalog.addProvider(mutableProvider('other', [tool('lookup')]).provider);
+    expect(catalog.resolveTool('time_now').contract.id).toBe('builtin:time_now');
+    expect(catalog.resolveTool('remote:time_now').contract.id).toBe('remote:time_now');
+    expect(code(() => catalog.resolveTool('lookup'))).toEqual({ code: 'TOOL_NOT_FOUND', part: undefined });
+    expect(() => catalog.resolveTool('lookup')).toThrow('"lookup" names several tools (remote:lookup, other:lookup); call it by id');
+  });
+});

@@ -2,6 +2,7 @@
  * The builtin provider: the seed's eight tools. To add one, write a `defineTool` in this folder
  * and list it in `builtinTools`; the catalog validates it when the provider loads.
  */
+import { BUILTIN_PROVIDER } from '../../../shared/capability';
 import type { Provider } from '../../catalog/provider';
 import type { ToolDefinition } from '../../catalog/tool';
 import type { Database } from '../../store/database';
@@ -13,7 +14,7 @@ import { noteAddTool, noteSearchTool } from './notes';
 import { timeNowTool } from './timeNow';
 import { todoAddTool, todoListTool } from './todos';
 
-export const BUILTIN_PROVIDER = 'builtin';
+export { BUILTIN_PROVIDER };
 
 export interface BuiltinOptions {
   db: Database;
