@@ -5,11 +5,15 @@
  * is recorded, then thrown. One call may also be cancelled alone, its task running on.
  */
 import { CapstanError } from '../../shared/errors';
+import { isAgent, type Principal } from '../../shared/principal';
 import type { CallCancellation, CallStatus } from '../../shared/tasks';
 import { Call, type CallOutcome, type CallSpec } from './call';
 import type { TaskJournal } from './journal';
 import { currentPrincipal, runAs } from './principal';
 import { isTerminal, notActive, type InFlight, type RunningTask, type Task } from './task';
+
+/** Whose calls a principal may see: all of them for the operator and the gateway, only its own for an agent. */
+const agentOrNone = (principal: Principal): Principal | undefined => (isAgent(principal) ? principal : undefined);
 
 export class CallPath {
   constructor(
@@ -84,13 +88,22 @@ export class CallPath {
     return { requestId, taskId: task.id, capability, status: outcome.status, durationMs: outcome.durationMs };
   }
 
-  /** The call running under `requestId`, its task and who made it; CALL_NOT_RUNNING when it already ended, else CALL_NOT_FOUND. */
-  running(requestId: string): { task: Task; inFlight: InFlight } {
+  /**
+   * The call running under `requestId`, its task and who made it; CALL_NOT_RUNNING when it already
+   * ended, else CALL_NOT_FOUND. `visibleTo` (by default the current principal when it is an agent)
+   * sees only calls it made itself: another principal's call, running or ended, is CALL_NOT_FOUND
+   * exactly as an unknown requestId is, so an agent learns nothing of others' calls.
+   */
+  running(requestId: string, visibleTo: Principal | undefined = agentOrNone(currentPrincipal())): { task: Task; inFlight: InFlight } {
     for (const task of this.journal.memory.unfinished()) {
       const inFlight = task.calls.get(requestId);
-      if (inFlight) return { task, inFlight };
+      if (inFlight && (visibleTo === undefined || inFlight.principal === visibleTo)) return { task, inFlight };
     }
-    const ended = this.journal.ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).at(-1);
+    const { ledger } = this.journal;
+    const finished = ledger.query({ requestId, kind: 'call_finished', limit: 1000 });
+    // Whose call it was is read off its recorded start, before anything about how it ended is told.
+    const own = visibleTo === undefined ? undefined : new Set(ledger.query({ requestId, kind: 'call_started', principal: visibleTo, limit: 1000 }).map((entry) => entry.taskId));
+    const ended = own === undefined ? finished.at(-1) : finished.findLast((entry) => entry.principal === visibleTo && own.has(entry.taskId));
     if (ended) {
       throw new CapstanError('CALL_NOT_RUNNING', `call "${requestId}" already ended (${String(ended.details.status)}); there is nothing to cancel`, {
         callStatus: ended.details.status,

@@ -35,7 +35,7 @@ import type { Approvals } from './approvals';
 import type { CallContext, CallService } from './calls';
 import { strategyFor, type Confirmation } from './confirmation';
 import { searchCatalog, type Discovery } from './discovery';
-import { assertOwnsTask, authorize, defaultSession, forbidden, ownTasks, withinOwnSessions } from './principal';
+import { assertOwnsTask, authorize, defaultSession, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 
 export type { CallContext };
@@ -157,13 +157,10 @@ export function createApiHandlers(parts: {
       assertOwnsTask(principal, id, tasks);
       return (await tasks.cancel(id)).view();
     },
-    cancelCall: async ({ requestId }, { principal }) => {
-      // The operator may cancel any call; an agent only a call it made itself, not the operator's
-      // or another agent's, even in a session of its own.
-      const { inFlight } = tasks.runningCall(requestId);
-      if (isAgent(principal) && inFlight.principal !== principal) throw forbidden(principal, `call "${requestId}" was made by ${inFlight.principal}; an agent cancels only its own calls`);
-      return tasks.cancelCall(requestId, isAgent(principal) ? 'call cancelled by the agent that made it' : undefined);
-    },
+    // The operator may cancel any call; an agent only a call it made itself. The runtime finds
+    // calls as the caller sees them (callPath.ts `running`): for an agent, the operator's or
+    // another agent's call, running or ended, is CALL_NOT_FOUND, as a requestId never used is.
+    cancelCall: async ({ requestId }, { principal }) => tasks.cancelCall(requestId, isAgent(principal) ? 'call cancelled by the agent that made it' : undefined),
     resumeTask: async ({ id }) => tasks.resume(id).view(),
     acknowledgeOutcome: async ({ id, requestId }) => tasks.acknowledge(id, requestId),
     reduceGrant: async ({ id, grant }) => tasks.reduceGrant(id, grant).view(),

@@ -1,20 +1,33 @@
 /**
  * Issue 18, the low items about what one agent can do to or learn of others' work, through the
  * real gateway with agent tokens: a revoked agent's calls waiting for approval are withdrawn with
- * its token (10).
+ * its token (10); an agent cancelling a call that is not its own, running or ended, learns nothing
+ * of it: CALL_NOT_FOUND, as for a requestId never used (11).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalsView, ApprovalView } from '../../shared/approvals';
 import type { LedgerEntry } from '../../shared/ledger';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+import { politeRead } from '../support/runtime';
 
 let gw: TestGateway;
 let target: LoopbackServer;
 
 beforeAll(async () => {
   target = await startLoopbackServer();
-  gw = await startTestGateway({ config: { httpCheck: { allow: ['127.0.0.1/32'] }, approvals: { timeoutMs: 30_000 } } });
+  gw = await startTestGateway({
+    config: {
+      httpCheck: { allow: ['127.0.0.1/32'] },
+      approvals: { timeoutMs: 30_000 },
+      cancellation: { graceMs: 300 },
+      grants: [
+        { pattern: 'builtin:*', authority: 'execute' },
+        { pattern: 'test:*', authority: 'execute' },
+      ],
+    },
+  });
+  await gw.host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: [politeRead], skills: [], diagnostics: [] }) });
 });
 afterAll(async () => {
   await gw.stop();
@@ -80,5 +93,35 @@ describe('revoking an agent (item 10)', () => {
     expect((await operator('POST', `/approvals/${bystander.id}`, { decision: 'approve' })).status).toBe(200);
     expect((await theirs).body).toMatchObject({ ok: true, result: { reachable: true } });
     expect(target.hits).toEqual([{ method: 'GET', url: '/bystander' }]);
+  });
+});
+
+describe("an agent cancelling another principal's call (item 11)", () => {
+  it('gets CALL_NOT_FOUND, the answer for a made-up requestId, whether the call is running or ended, and changes nothing', async () => {
+    const snoop = gw.host.agents.create('snoop').token;
+    const worker = gw.host.agents.create('worker').token;
+    const operatorsRunning = operator('POST', '/tools/call', { tool: 'polite_read', sessionId: 'ops', requestId: 'op-running' });
+    const workersRunning = as(worker, 'POST', '/tools/call', { tool: 'polite_read', requestId: 'worker-running' });
+    expect((await operator('POST', '/tools/call', { tool: 'time_now', sessionId: 'ops', requestId: 'op-ended' })).status).toBe(200);
+    expect((await as(worker, 'POST', '/tools/call', { tool: 'time_now', requestId: 'worker-ended' })).status).toBe(200);
+    await expect.poll(async () => ((await operator('GET', '/tasks')).body.tasks as { calls: unknown[] }[]).flatMap((task) => task.calls).length).toBeGreaterThanOrEqual(2);
+
+    /** The answer without the requestIds, which differ by construction. */
+    const answer = async (requestId: string) => {
+      const { status, body } = await as(snoop, 'POST', `/calls/${requestId}/cancel`, {});
+      return JSON.parse(JSON.stringify({ status, error: body.error }).replaceAll(requestId, 'ID')) as unknown;
+    };
+    const madeUp = await answer('never-made');
+    expect(madeUp).toEqual({ status: 404, error: { code: 'CALL_NOT_FOUND', message: 'CALL_NOT_FOUND: no call "ID" is running' } });
+    for (const requestId of ['op-running', 'worker-running', 'op-ended', 'worker-ended']) expect(await answer(requestId), requestId).toEqual(madeUp);
+
+    // Nothing was cancelled or recorded in the snoop's name.
+    expect((await operator('GET', '/ledger?principal=agent:snoop&kind=cancellation')).body.entries).toEqual([]);
+    // The owners still see their own: the worker's ended call is CALL_NOT_RUNNING to the worker, its running one cancellable.
+    expect(await as(worker, 'POST', '/calls/worker-ended/cancel', {})).toMatchObject({ status: 409, body: { error: { code: 'CALL_NOT_RUNNING', callStatus: 'ok' } } });
+    expect(await as(worker, 'POST', '/calls/worker-running/cancel', {})).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect((await workersRunning).body.error.code).toBe('CALL_CANCELLED');
+    expect((await operator('POST', '/calls/op-running/cancel', {})).body).toMatchObject({ status: 'cancelled' });
+    expect((await operatorsRunning).body.error.code).toBe('CALL_CANCELLED');
   });
 });

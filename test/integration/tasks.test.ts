@@ -154,8 +154,8 @@ describe('cancelling one call: POST /calls/<requestId>/cancel', () => {
     const own = asAgent('/tools/call', { tool: 'polite_read', requestId: 'agent-read' });
     const operators = gw.call({ tool: 'polite_read', sessionId: 'agent:canceller', requestId: 'operator-read' });
     await expect.poll(async () => (await get('/tasks')).tasks.flatMap((t: Json) => t.calls).length).toBeGreaterThanOrEqual(2);
-    // The operator's call in the agent's own session is still not the agent's to cancel.
-    expect(await asAgent('/calls/operator-read/cancel', {})).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN_FOR_AGENT' } } });
+    // The operator's call in the agent's own session is still not the agent's to cancel, nor to know of (issue 18 item 11).
+    expect(await asAgent('/calls/operator-read/cancel', {})).toMatchObject({ status: 404, body: { error: { code: 'CALL_NOT_FOUND' } } });
     expect(await asAgent('/calls/agent-read/cancel', {})).toMatchObject({ status: 200, body: { status: 'cancelled' } });
     expect((await own).body.error?.code).toBe('CALL_CANCELLED');
     expect((await get('/ledger?requestId=agent-read&kind=cancellation')).entries).toMatchObject([{ principal: 'agent:canceller' }]);
