@@ -1,9 +1,11 @@
 /**
  * After a restart: every task the last process left unfinished is closed as failed, each call it
  * started without an end gets one with an unknown outcome, and a mutating one arms its session's
- * mutation gate until the operator acknowledges it. All of it recorded, in the gateway's name.
+ * mutation gate until the operator acknowledges it; an approval it left waiting for the operator
+ * is closed as expired, so no call waits for a decision nobody can take. All of it recorded, in
+ * the gateway's name.
  */
-import type { LedgerEntry } from '../../shared/ledger';
+import type { LedgerEntry, LedgerKind } from '../../shared/ledger';
 import { SYSTEM } from '../../shared/principal';
 import type { TaskJournal } from './journal';
 import type { Ledger } from './ledger';
@@ -26,6 +28,18 @@ export async function recoverAfterRestart(journal: TaskJournal): Promise<void> {
 
 /** Ends a task the last process left unfinished: the only move outside the state machine. */
 function closeAfterRestart(journal: TaskJournal, task: Task, session: Session): void {
+  // A call waiting for approval waits in its (running) task: the request without a decision is closed.
+  for (const requested of undecidedApprovals(journal.ledger, task.id)) {
+    journal.ledger.append({
+      kind: 'approval_decided',
+      taskId: task.id,
+      sessionId: requested.sessionId ?? task.sessionId,
+      requestId: requested.requestId,
+      capability: requested.capability,
+      details: { approvalId: requested.details.approvalId, decision: 'expired', agent: requested.details.agent ?? requested.principal, reason: RESTARTED },
+      principal: SYSTEM,
+    });
+  }
   for (const started of unendedCalls(journal.ledger, task.id)) {
     const requestId = started.requestId!;
     const capability = started.capability ?? 'unknown';
@@ -38,15 +52,23 @@ function closeAfterRestart(journal: TaskJournal, task: Task, session: Session): 
   journal.memory.remember(task);
 }
 
+/** Every entry of one kind in a task, oldest first. */
+function allOfKind(ledger: Ledger, taskId: string, kind: LedgerKind): LedgerEntry[] {
+  const entries: LedgerEntry[] = [];
+  for (let page = ledger.query({ taskId, kind, limit: 1000 }); page.length > 0; page = ledger.query({ taskId, kind, after: page.at(-1)!.seq, limit: 1000 })) {
+    entries.push(...page);
+  }
+  return entries;
+}
+
 /** The calls a task started that have no recorded end. */
 export function unendedCalls(ledger: Ledger, taskId: string): LedgerEntry[] {
-  const all = (kind: 'call_started' | 'call_finished') => {
-    const entries: LedgerEntry[] = [];
-    for (let page = ledger.query({ taskId, kind, limit: 1000 }); page.length > 0; page = ledger.query({ taskId, kind, after: page.at(-1)!.seq, limit: 1000 })) {
-      entries.push(...page);
-    }
-    return entries;
-  };
-  const ended = new Set(all('call_finished').map((entry) => entry.requestId));
-  return all('call_started').filter((entry) => !ended.has(entry.requestId));
+  const ended = new Set(allOfKind(ledger, taskId, 'call_finished').map((entry) => entry.requestId));
+  return allOfKind(ledger, taskId, 'call_started').filter((entry) => !ended.has(entry.requestId));
+}
+
+/** The approvals a task asked for that have no recorded decision (approved, denied, expired or withdrawn). */
+export function undecidedApprovals(ledger: Ledger, taskId: string): LedgerEntry[] {
+  const decided = new Set(allOfKind(ledger, taskId, 'approval_decided').map((entry) => entry.details.approvalId));
+  return allOfKind(ledger, taskId, 'approval_requested').filter((entry) => !decided.has(entry.details.approvalId));
 }

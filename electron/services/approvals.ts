@@ -7,8 +7,8 @@
  *
  * Each request and each end (decision, expiry, withdrawal) is a ledger entry, written before the
  * change it records, and each change is published so consoles see the queue live. The queue
- * itself lives in memory: a waiting call is an open request, which a restart ends anyway (its
- * task is closed as failed by the restart recovery).
+ * itself lives in memory: a waiting call is an open request, which a restart ends anyway (the
+ * restart recovery records the approval expired, "gateway restarted", and closes its task as failed).
  */
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecisionInput, ApprovalStatus, ApprovalsView, ApprovalView, CallReview } from '../../shared/approvals';

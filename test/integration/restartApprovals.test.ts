@@ -1,0 +1,88 @@
+/**
+ * Issue 18 item 14: kill -9 while an agent's call waits for the operator's approval, then a
+ * restart. The real `capstan serve` both times, on the same data dir: the approval the killed
+ * process left without a decision is closed by the restart recovery as expired, "gateway
+ * restarted", recorded by `system`, and nothing is left pending or runs.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LedgerEntry } from '../../shared/ledger';
+import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+import { startServe, type ServeProcess } from '../support/serveProcess';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const dataDir = mkdtempSync(join(tmpdir(), 'capstan-restart-approval-'));
+const token = 'restart-approval-token-0123456789';
+let target: LoopbackServer;
+const started: ServeProcess[] = [];
+
+beforeAll(async () => {
+  target = await startLoopbackServer();
+});
+afterAll(async () => {
+  for (const serve of started) {
+    serve.child.kill('SIGKILL');
+    await serve.exited;
+  }
+  await target.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function request(serve: ServeProcess, bearer: string, path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${serve.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Json };
+}
+
+describe('a restart after kill -9 during an approval wait', () => {
+  it('closes the approval as expired ("gateway restarted"), recorded by system, with nothing left pending', async () => {
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ httpCheck: { allow: ['127.0.0.1/32'] }, approvals: { timeoutMs: 600_000 } }));
+    const first = await startServe(['--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: token });
+    started.push(first);
+    const created = await request(first, token, '/agents', { name: 'waiter' });
+    expect(created.status).toBe(200);
+    const agentToken = created.body.token as string;
+
+    void request(first, agentToken, '/tools/call', { tool: 'http_check', arguments: { url: `${target.url}/never`, method: 'GET' }, requestId: 'waits-at-crash' }).catch(() => undefined);
+    await expect.poll(async () => (await request(first, token, '/approvals')).body.pending.length, { timeout: 10_000 }).toBe(1);
+    // The request is on record (answers wait for durability); then the process dies without a word.
+    await expect.poll(async () => (await request(first, token, '/ledger?requestId=waits-at-crash')).body.entries.length, { timeout: 10_000 }).toBe(1);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startServe(['--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: token });
+    started.push(second);
+    const entries = (await request(second, token, '/ledger?requestId=waits-at-crash')).body.entries as LedgerEntry[];
+    const [requested, decided] = entries;
+    expect(entries.map((entry) => [entry.kind, entry.principal])).toEqual([
+      ['approval_requested', 'agent:waiter'],
+      ['approval_decided', 'system'],
+    ]);
+    expect(decided).toMatchObject({
+      taskId: requested!.taskId,
+      sessionId: requested!.sessionId,
+      capability: 'builtin:http_check',
+      details: { approvalId: requested!.details.approvalId, decision: 'expired', reason: 'gateway restarted', agent: 'agent:waiter' },
+    });
+    expect((await request(second, token, '/approvals')).body.pending).toEqual([]);
+    expect(target.hits).toEqual([]);
+    // Its task was closed by the same recovery, after the approval.
+    const trail = (await request(second, token, `/ledger?taskId=${requested!.taskId}`)).body.entries as LedgerEntry[];
+    expect(trail.at(-1)).toMatchObject({ kind: 'task_transition', principal: 'system', details: { to: 'failed', reason: 'gateway restarted' } });
+    expect(trail.findIndex((entry) => entry.kind === 'approval_decided')).toBeLessThan(trail.length - 1);
+    expect((await request(second, token, '/ledger/verify')).body).toMatchObject({ ok: true });
+
+    // A second restart finds nothing more to close.
+    second.child.kill('SIGTERM');
+    await second.exited;
+    const third = await startServe(['--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: token });
+    started.push(third);
+    expect(((await request(third, token, '/ledger?requestId=waits-at-crash')).body.entries as LedgerEntry[]).length).toBe(2);
+  }, 60_000);
+});
