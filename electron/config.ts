@@ -19,6 +19,15 @@ export const DEFAULT_GRANTS: readonly Grant[] = [
   { pattern: 'skills:*', authority: 'activate' },
 ];
 
+/**
+ * What agents' tasks get on top of `grants`: the operator's notes and to-dos are the operator's,
+ * so an agent neither reads nor writes them unless config.json's `agentGrants` says otherwise.
+ */
+export const DEFAULT_AGENT_GRANTS: readonly Grant[] = [
+  { pattern: 'builtin:note_*', authority: 'none' },
+  { pattern: 'builtin:todo_*', authority: 'none' },
+];
+
 /** A model's input budget, a minimal base (system prompt, request, room for a reply) and a margin. */
 export const DEFAULT_ADMISSION_BUDGET = { budgetTokens: 128_000, baseTokens: 8_000, marginTokens: 6_400 };
 
@@ -51,6 +60,8 @@ const AllowEntry = z.string().superRefine((entry, context) => {
 export const CapstanConfig = z.strictObject({
   /** Authority ceilings per capability pattern, most specific pattern first in effect. */
   grants: z.array(Grant).default([...DEFAULT_GRANTS]),
+  /** Added to `grants` for the tasks of agents' sessions (`agent:<name>…`); by default the operator's notes and to-dos stay the operator's. */
+  agentGrants: z.array(Grant).default([...DEFAULT_AGENT_GRANTS]),
   /** The capability-context budget of each task, in tokens. */
   admission: z
     .strictObject({ budgetTokens: Tokens, baseTokens: Tokens, marginTokens: Tokens })

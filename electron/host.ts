@@ -119,6 +119,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     get grants() {
       return [...mcp.names().map((name) => ({ pattern: `${name}:*`, authority: 'execute' as const })), ...config.grants];
     },
+    // An agent's session adds agentGrants (by default: not the operator's notes and to-dos).
+    grantsFor(sessionId: string) {
+      return agentOfSession(sessionId) ? [...this.grants, ...config.agentGrants] : this.grants;
+    },
     budget: config.admission,
     graceMs: config.cancellation.graceMs,
     admitTask: (sessionId) => {

@@ -29,6 +29,8 @@ import { handoffTo, isTerminal, notActive, Session, Task, type InFlight, type Ru
 
 export interface RuntimeConfig {
   grants: readonly Grant[];
+  /** The grants of a new task in this session, when they differ from `grants` (an agent's session). */
+  grantsFor?: ((sessionId: string) => readonly Grant[]) | undefined;
   budget: AdmissionBudget;
   /** How long a cancelled or timed-out call may take to end before its outcome is unknown. */
   graceMs: number;
@@ -360,7 +362,8 @@ export class TaskRuntime {
   }
 
   #run(task: Task, predecessor?: Task): void {
-    const run = { snapshot: this.catalog.snapshot(), grants: new Grants(this.config.grants), context: new CapabilityContext(this.config.budget) };
+    const grants = new Grants(this.config.grantsFor?.(task.sessionId) ?? this.config.grants);
+    const run = { snapshot: this.catalog.snapshot(), grants, context: new CapabilityContext(this.config.budget) };
     const handoff = predecessor && isTerminal(predecessor.state) ? handoffTo(task, predecessor, run, this.#journal.session(task.sessionId).conversation) : null;
     this.#journal.transition(task, 'running', predecessor ? `after ${predecessor.id}` : 'started', {}, (seq) => task.moved(seq, 'running', { run, handoff }));
   }
