@@ -78,11 +78,13 @@ export type LedgerPage = z.infer<typeof LedgerPage>;
 
 /**
  * What verification found broken: an entry `edited` (its content is not its hash), `deleted` (a
- * gap in seq), a `broken_link` (its prevHash is not the hash before it), a `truncated` tail (the
- * ledger ends before the head its keyed checkpoint sealed), a tail `rewritten` with fresh hashes
- * (the sealed seq holds another entry), or the checkpoint itself missing or tampered with.
+ * gap in seq), a `broken_link` (its prevHash is not the hash before it), an entry `forged` (its
+ * keyed MAC is missing or wrong: written without ledger.key, however well it chains), a
+ * `truncated` tail (the ledger ends before the head its keyed checkpoint sealed), a tail
+ * `rewritten` with fresh hashes (the sealed seq holds another entry), or the checkpoint itself
+ * missing or tampered with.
  */
-export const LedgerProblem = z.enum(['edited', 'deleted', 'broken_link', 'truncated', 'rewritten', 'checkpoint_missing', 'checkpoint_tampered']);
+export const LedgerProblem = z.enum(['edited', 'deleted', 'broken_link', 'forged', 'truncated', 'rewritten', 'checkpoint_missing', 'checkpoint_tampered']);
 export type LedgerProblem = z.infer<typeof LedgerProblem>;
 
 /** How the console and the CLI name each problem. */
@@ -90,6 +92,7 @@ export const LEDGER_PROBLEM_NAMES: Record<LedgerProblem, string> = {
   edited: 'edited entry',
   deleted: 'deleted entries',
   broken_link: 'broken link',
+  forged: 'forged entry',
   truncated: 'truncated tail',
   rewritten: 'rewritten tail',
   checkpoint_missing: 'checkpoint missing',
@@ -103,6 +106,12 @@ export const LedgerVerification = z.discriminatedUnion('ok', [
     lastSeq: z.number().int(),
     /** The head the keyed checkpoint vouches for; it trails lastSeq only while a commit is being sealed. */
     sealedSeq: z.number().int(),
+    /**
+     * Entries #1 to this seq were written before entries carried a keyed MAC, and are verified by
+     * the hash chain alone (an entry appended to them by someone without ledger.key, before the
+     * upgrade, cannot be told apart); 0 when every entry carries one.
+     */
+    chainOnlyThrough: z.number().int().nonnegative(),
   }),
   z.object({
     ok: z.literal(false),

@@ -32,11 +32,11 @@ Commands:
            --log-level L   CAPSTAN_LOG_LEVEL    fatal, error, warn, info, debug, trace or silent
                                                 (default info; logs go to stderr)
            A flag wins over its environment variable.
-  ledger verify    Check the ledger's hash chain and its keyed checkpoint (ledger.head); exit 1
-                   and name what is broken: an edited, deleted or unlinked entry, a truncated or
-                   rewritten tail, a missing or tampered checkpoint
+  ledger verify    Check the ledger's hash chain, each entry's keyed MAC and the keyed checkpoint
+                   (ledger.head); exit 1 and name what is broken: an edited, deleted, unlinked or
+                   forged entry, a truncated or rewritten tail, a missing or tampered checkpoint
   ledger reseal    Accept the ledger as it is and seal its head (after restoring a backup, or for
-                   a ledger older than ledger.head); refused unless the chain itself holds
+                   a ledger older than ledger.head); refused unless the chain and MACs hold
   ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
   ledger export    Print every entry as JSON lines (--after SEQ to start later)
            --data-dir DIR  as for serve
@@ -112,6 +112,11 @@ async function ledgerCommand(args: string[]): Promise<void> {
       if (result.ok) {
         const sealed = sub === 'verify' ? `sealed at seq ${result.sealedSeq}` : 'ledger.head resealed at this head';
         process.stdout.write(`ledger ok: ${result.entries} entries, chain verified up to seq ${result.lastSeq}, ${sealed}\n`);
+        if (result.chainOnlyThrough > 0) {
+          const before = result.chainOnlyThrough === 1 ? 'entry #1 was' : `entries #1 to #${result.chainOnlyThrough} were`;
+          const after = result.chainOnlyThrough < result.lastSeq ? `; the entries after it carry one, verified` : '';
+          process.stdout.write(`note: ${before} written before entries carried a keyed MAC, and verified by the hash chain alone${after}\n`);
+        }
         return;
       }
       process.stdout.write(
@@ -119,6 +124,9 @@ async function ledgerCommand(args: string[]): Promise<void> {
       );
       if (sub === 'reseal') process.stdout.write('not resealed: only a ledger whose chain holds can be\n');
       else if (result.problem === 'checkpoint_missing') process.stdout.write('if this ledger was written before ledger.head existed, `capstan ledger reseal` accepts it as it is\n');
+      else if (result.problem === 'forged' && result.reason.startsWith('it carries no MAC')) {
+        process.stdout.write('if it was written by a version before entry MACs and left unsealed by a crash, `capstan ledger reseal` accepts it; an entry after one with a MAC never is\n');
+      }
       process.exitCode = 1;
     } else if (sub === 'tail') {
       const count = Number(values.n);

@@ -11,9 +11,15 @@
  *
  * The triggers stop mistakes, not someone holding the file: they can be dropped. What catches
  * that is `verify()`: a gap in `seq` (a deleted entry), a `prevHash` that is not the hash before
- * it (a broken link), an entry whose content is not its hash (an edited one), and, since the
- * hash chain alone still holds when its last entries are cut off, a keyed checkpoint of the
- * head in `ledger.head` (a truncated tail, or a tail rewritten with fresh hashes).
+ * it (a broken link), an entry whose content is not its hash (an edited one), an entry without
+ * the MAC that only the key gives its hash (a forged one: the chain's hashes are not keyed, so
+ * anyone who can read the table can append an entry that chains), and, since the hash chain
+ * alone still holds when its last entries are cut off, a keyed checkpoint of the head in
+ * `ledger.head` (a truncated tail, or a tail rewritten with fresh hashes).
+ *
+ * Entries written before entries carried a MAC have none (NULL); ledger.head records the first
+ * seq that must carry one (`macFrom`), under its own MAC, and verify() says how many came before
+ * it, verified by the chain alone.
  */
 import { createHmac, hash } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -53,6 +59,7 @@ interface Row {
   prev_hash: string;
   hash: string;
   principal: string | null;
+  mac: string | null;
 }
 
 /**
@@ -65,6 +72,26 @@ export function entryHash(entry: Omit<LedgerEntry, 'hash'>): string {
   // One-shot: the same bytes as updating with each part, at half the cost of a Hash object.
   return hash('sha256', entry.prevHash + canonicalJson(hashed));
 }
+
+/**
+ * The key of entries' MACs, derived from the ledger key: a MAC under the ledger key itself would
+ * be an evidence digest, which a tool could be made to produce for a result shaped like a hash.
+ */
+export function entryMacKey(ledgerKey: Buffer): Buffer {
+  return createHmac('sha256', ledgerKey).update('capstan ledger entry v1').digest();
+}
+
+/**
+ * An entry's MAC: HMAC-SHA256 of its hash, which covers its content, its seq and the hash before
+ * it. Stored beside the entry (not hashed into the chain), so an entry written without the key
+ * fails verification however well it chains, and an entry given another's MAC does too.
+ */
+export function entryMac(macKey: Buffer, entryHash: string): string {
+  return createHmac('sha256', macKey).update(entryHash).digest('hex');
+}
+
+/** The first seq a checkpoint says must carry a MAC; for a record from before MACs, what it had not sealed yet. */
+const macFromOf = (checkpoint: Checkpoint) => checkpoint.macFrom ?? checkpoint.seq + 1;
 
 const toEntry = (row: Row): LedgerEntry => ({
   seq: row.seq,
@@ -89,7 +116,22 @@ interface Walk {
   lastHash: string;
   /** The hash of the entry at the seq asked for, if the walk reached it. */
   hashAt: string | undefined;
+  /** The first seq that must carry a MAC, as given or as found (the first entry carrying one); at most lastSeq + 1. */
+  macFrom: number;
   broken?: Broken;
+}
+
+interface WalkFrom {
+  /** Where to start: after this seq, whose hash is `afterHash`; the whole chain by default. */
+  after?: number;
+  afterHash?: string;
+  /** The seq the checkpoint sealed, whose hash the walk keeps. */
+  sealedSeq?: number;
+  /**
+   * The first seq whose entry must carry a MAC. Unknown (no checkpoint vouches for one): the first
+   * entry found carrying one, as MAC-less entries can only come before it.
+   */
+  macFrom?: number;
 }
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
@@ -130,13 +172,17 @@ export class Ledger {
   #sealing: boolean;
   /** Why this process stopped sealing, if writing ledger.head failed. */
   #sealFailure: string | undefined;
+  /** What the checkpoint records as the first seq that must carry a MAC, while sealing. */
+  #macFrom = 1;
+  readonly #macKey: Buffer;
 
   constructor(
     private readonly db: Database,
     private readonly key: Buffer,
   ) {
+    this.#macKey = entryMacKey(key);
     this.#insert = db.prepare(
-      'INSERT INTO ledger (seq, at, kind, task_id, session_id, request_id, capability, principal, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO ledger (seq, at, kind, task_id, session_id, request_id, capability, principal, details, prev_hash, hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.#lastSeq = last?.seq ?? 0;
@@ -152,9 +198,17 @@ export class Ledger {
       // taking the lost ones' numbers and the checkpoint moving past it.
       this.#lastSeq = checkpoint.seq;
       this.#lastHash = checkpoint.hash;
+      this.#macFrom = macFromOf(checkpoint);
       this.#sealing = true;
+    } else if (checkHead(checkpoint, this.#lastSeq, (seq) => this.#hashAt(seq))) {
+      this.#sealing = false;
     } else {
-      this.#sealing = !checkHead(checkpoint, this.#lastSeq, (seq) => this.#hashAt(seq));
+      // The checkpoint vouches for the table up to the head it sealed (or there is neither). What
+      // comes after it, left unsealed by a crash or appended by someone else, must hold, MACs
+      // included, before the next commit seals it: sealing a forged entry would vouch for it.
+      const sealed: Checkpoint = typeof checkpoint === 'object' ? checkpoint : { seq: 0, hash: GENESIS, macFrom: 1 };
+      this.#macFrom = macFromOf(sealed);
+      this.#sealing = !this.#walk({ after: sealed.seq, afterHash: sealed.hash, macFrom: this.#macFrom }).broken;
     }
 
     this.#batch = GroupCommit.of(db);
@@ -195,6 +249,7 @@ export class Ledger {
       prevHash: this.#lastHash,
     };
     const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed) };
+    const mac = entryMac(this.#macKey, entry.hash);
     this.#batch.write(() =>
       this.#insert.run(
         entry.seq,
@@ -208,6 +263,7 @@ export class Ledger {
         canonicalJson(entry.details),
         entry.prevHash,
         entry.hash,
+        mac,
       ),
     );
     this.#batch.afterDurable(() => this.#durable.push(entry));
@@ -255,33 +311,45 @@ export class Ledger {
 
   /**
    * Walks the whole chain and checks its head against ledger.head; names the first thing that
-   * does not hold: an edited, deleted or unlinked entry, a truncated or rewritten tail, or a
-   * missing or forged checkpoint.
+   * does not hold: an edited, deleted, unlinked or forged entry, a truncated or rewritten tail,
+   * or a missing or forged checkpoint.
    */
   verify(): LedgerVerification {
     // The checkpoint first: it is written after its commit, so the table read next is at least as
     // new, and a commit landing in between cannot look like a truncation.
     const checkpoint = this.#head.read();
-    const walk = this.#walk(typeof checkpoint === 'object' ? checkpoint.seq : 0);
+    const walk = typeof checkpoint === 'object' ? this.#walk({ sealedSeq: checkpoint.seq, macFrom: macFromOf(checkpoint) }) : this.#walk({});
     const broken =
       walk.broken ??
       (this.#sealFailure
         ? { problem: 'checkpoint_missing' as const, brokenAt: walk.lastSeq, reason: `${LEDGER_HEAD_FILE} could not be written (${this.#sealFailure}): entries after it are not sealed` }
         : checkHead(checkpoint, walk.lastSeq, () => walk.hashAt));
     if (broken) return { ok: false, entries: walk.entries, ...broken };
-    return { ok: true, entries: walk.entries, lastSeq: walk.lastSeq, sealedSeq: typeof checkpoint === 'object' ? checkpoint.seq : 0 };
+    return {
+      ok: true,
+      entries: walk.entries,
+      lastSeq: walk.lastSeq,
+      sealedSeq: typeof checkpoint === 'object' ? checkpoint.seq : 0,
+      chainOnlyThrough: walk.macFrom - 1,
+    };
   }
 
   /**
    * Accepts the ledger as it now is and seals its head: after restoring a backup, or for a ledger
-   * written before ledger.head existed. Refused, with the reason, unless the chain itself holds.
+   * written before ledger.head existed. Refused, with the reason, unless the chain itself holds,
+   * MACs included: an entry with a wrong MAC, or without one after the first entry that carries
+   * one or from the seq a valid checkpoint says MACs start, is never accepted. Without such a
+   * checkpoint, entries without a MAC before the first that has one are taken as written before
+   * MACs (verify() then says how many).
    */
   reseal(): LedgerVerification {
     this.flush();
-    const walk = this.#walk(0);
+    const checkpoint = this.#head.read();
+    const walk = this.#walk({ macFrom: typeof checkpoint === 'object' ? checkpoint.macFrom : undefined });
     if (walk.broken) return { ok: false, entries: walk.entries, ...walk.broken };
+    this.#macFrom = walk.lastSeq === 0 ? 1 : walk.macFrom;
     if (walk.lastSeq === 0) this.#head.remove();
-    else this.#head.replace({ seq: walk.lastSeq, hash: walk.lastHash });
+    else this.#head.replace({ seq: walk.lastSeq, hash: walk.lastHash, macFrom: this.#macFrom });
     this.#sealing = true;
     this.#sealFailure = undefined;
     return this.verify();
@@ -295,7 +363,7 @@ export class Ledger {
   #seal(entry: LedgerEntry): void {
     if (!this.#sealing) return;
     try {
-      this.#head.write({ seq: entry.seq, hash: entry.hash });
+      this.#head.write({ seq: entry.seq, hash: entry.hash, macFrom: this.#macFrom });
     } catch (error) {
       // Not thrown: the entries are committed, and the commit's other listeners must still hear of them.
       this.#sealing = false;
@@ -307,11 +375,12 @@ export class Ledger {
     return (this.db.prepare('SELECT hash FROM ledger WHERE seq = ?').get(seq) as { hash: string } | undefined)?.hash;
   }
 
-  #walk(sealedSeq: number): Walk {
-    const walk: Walk = { entries: 0, lastSeq: 0, lastHash: GENESIS, hashAt: undefined };
-    for (const row of this.db.prepare('SELECT * FROM ledger ORDER BY seq').iterate() as Iterable<Row>) {
+  #walk({ after = 0, afterHash = GENESIS, sealedSeq = 0, macFrom }: WalkFrom): Walk {
+    const walk: Walk = { entries: 0, lastSeq: after, lastHash: afterHash, hashAt: undefined, macFrom: macFrom ?? Infinity };
+    const done = (): Walk => ({ ...walk, macFrom: Math.min(walk.macFrom, walk.lastSeq + 1) });
+    for (const row of this.db.prepare('SELECT * FROM ledger WHERE seq > ? ORDER BY seq').iterate(after) as Iterable<Row>) {
       const expected = walk.lastSeq + 1;
-      const broken = (problem: LedgerProblem, brokenAt: number, reason: string): Walk => ({ ...walk, broken: { problem, brokenAt, reason } });
+      const broken = (problem: LedgerProblem, brokenAt: number, reason: string): Walk => ({ ...done(), broken: { problem, brokenAt, reason } });
       if (row.seq !== expected) {
         return broken('deleted', expected, row.seq === expected + 1 ? `entry #${expected} is missing` : `entries #${expected} to #${row.seq - 1} are missing`);
       }
@@ -324,11 +393,20 @@ export class Ledger {
       }
       const { hash, ...unhashed } = entry;
       if (entryHash(unhashed) !== hash) return broken('edited', row.seq, 'its content does not match its hash');
+      if (row.mac !== null) {
+        if (row.mac !== entryMac(this.#macKey, hash)) {
+          return broken('forged', row.seq, `its MAC is not the one ${LEDGER_KEY_FILE} gives its hash: it was written without the key, or given another entry's MAC`);
+        }
+        // Without a checkpoint to say where MACs start, the first entry carrying one does.
+        if (macFrom === undefined && walk.macFrom === Infinity) walk.macFrom = row.seq;
+      } else if (row.seq >= walk.macFrom) {
+        return broken('forged', row.seq, `it carries no MAC, where every entry from #${walk.macFrom} on must: it was written without ${LEDGER_KEY_FILE}`);
+      }
       if (row.seq === sealedSeq) walk.hashAt = hash;
       walk.entries += 1;
       walk.lastSeq = row.seq;
       walk.lastHash = hash;
     }
-    return walk;
+    return done();
   }
 }

@@ -57,14 +57,24 @@ function syncDirectory(dir: string): void {
 export interface Checkpoint {
   seq: number;
   hash: string;
+  /**
+   * The first seq whose entry must carry a MAC (ledger.ts, entryMac): entries before it were
+   * written before entries carried one, and are verified by the chain alone. 1 on a ledger begun
+   * with MACs. Absent only from a checkpoint written before it existed (a version 1 record),
+   * which is read, never written.
+   */
+  macFrom?: number;
 }
 
 /** A fixed size, so that rewriting the record in place never leaves the tail of a longer one behind. */
 const HEAD_RECORD_BYTES = 256;
 
 /**
- * The keyed checkpoint of the ledger's head: `{ seq, hash, mac }` in `<data dir>/ledger.head`,
- * rewritten after every group commit that added entries.
+ * The keyed checkpoint of the ledger's head: `{ seq, hash, macFrom, mac }` in
+ * `<data dir>/ledger.head`, rewritten after every group commit that added entries. `macFrom` is
+ * under the MAC too, so that no one without the key can move the point from which entries must
+ * carry a MAC past entries they wrote. A record from before it (`{ seq, hash, mac }`, MACed
+ * under a key of its own) is still read, and replaced by the next seal.
  *
  * Why a file of its own rather than a row beside the entries: whoever deletes rows from the
  * table, or puts back an older copy of capstan.sqlite, changes that one file, and a checkpoint
@@ -85,14 +95,18 @@ const HEAD_RECORD_BYTES = 256;
  */
 export class LedgerHead {
   readonly #key: Buffer;
+  /** The key of records written before `macFrom` existed, read only. */
+  readonly #v1Key: Buffer;
 
   constructor(
     readonly path: string,
     ledgerKey: Buffer,
   ) {
     // A key of its own, derived from the ledger key: a MAC under the ledger key itself would be an
-    // evidence digest, which any tool could produce for a result shaped like a checkpoint.
-    this.#key = createHmac('sha256', ledgerKey).update('capstan ledger.head v1').digest();
+    // evidence digest, which any tool could produce for a result shaped like a checkpoint. One per
+    // record version, so that a record of one version can never pass for the other.
+    this.#key = createHmac('sha256', ledgerKey).update('capstan ledger.head v2').digest();
+    this.#v1Key = createHmac('sha256', ledgerKey).update('capstan ledger.head v1').digest();
     if (existsSync(path)) chmodSync(path, 0o600);
   }
 
@@ -104,9 +118,15 @@ export class LedgerHead {
       return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'tampered';
     }
     try {
-      const { seq, hash, mac } = JSON.parse(text) as Record<string, unknown>;
+      const { seq, hash, macFrom, mac } = JSON.parse(text) as Record<string, unknown>;
       if (!Number.isSafeInteger(seq) || typeof hash !== 'string' || typeof mac !== 'string' || !/^[0-9a-f]{64}$/.test(mac)) return 'tampered';
-      const checkpoint = { seq: seq as number, hash };
+      if (macFrom === undefined) {
+        // A version 1 record, from before entries carried a MAC.
+        const checkpoint = { seq: seq as number, hash };
+        return timingSafeEqual(Buffer.from(mac, 'hex'), this.#v1Mac(checkpoint)) ? checkpoint : 'tampered';
+      }
+      if (!Number.isSafeInteger(macFrom) || (macFrom as number) < 1) return 'tampered';
+      const checkpoint = { seq: seq as number, hash, macFrom: macFrom as number };
       return timingSafeEqual(Buffer.from(mac, 'hex'), this.#mac(checkpoint)) ? checkpoint : 'tampered';
     } catch {
       return 'tampered';
@@ -114,7 +134,7 @@ export class LedgerHead {
   }
 
   /** After each group commit: the record rewritten in place (see above), or created if there is none. */
-  write(checkpoint: Checkpoint): void {
+  write(checkpoint: Required<Checkpoint>): void {
     let fd: number;
     try {
       fd = openSync(this.path, 'r+');
@@ -130,7 +150,7 @@ export class LedgerHead {
   }
 
   /** The whole file replaced at once, flushed: a temporary file renamed over it. */
-  replace(checkpoint: Checkpoint): void {
+  replace(checkpoint: Required<Checkpoint>): void {
     const temp = `${this.path}.tmp`;
     const fd = openSync(temp, 'w', 0o600);
     try {
@@ -148,12 +168,17 @@ export class LedgerHead {
     rmSync(this.path, { force: true });
   }
 
-  #mac({ seq, hash }: Checkpoint): Buffer {
-    return createHmac('sha256', this.#key).update(`${seq}:${hash}`).digest();
+  #mac({ seq, hash, macFrom }: Required<Checkpoint>): Buffer {
+    return createHmac('sha256', this.#key).update(`${seq}:${hash}:${macFrom}`).digest();
   }
 
-  #record(checkpoint: Checkpoint): Buffer {
-    const json = JSON.stringify({ seq: checkpoint.seq, hash: checkpoint.hash, mac: this.#mac(checkpoint).toString('hex') });
+  #v1Mac({ seq, hash }: Checkpoint): Buffer {
+    return createHmac('sha256', this.#v1Key).update(`${seq}:${hash}`).digest();
+  }
+
+  #record(checkpoint: Required<Checkpoint>): Buffer {
+    const { seq, hash, macFrom } = checkpoint;
+    const json = JSON.stringify({ seq, hash, macFrom, mac: this.#mac(checkpoint).toString('hex') });
     return Buffer.from(`${json.padEnd(HEAD_RECORD_BYTES - 1)}\n`);
   }
 }

@@ -97,4 +97,10 @@ export const migrations: readonly string[] = [
     last_used_at TEXT
   ) STRICT;
   `,
+  `
+  -- Each entry's MAC under a key derived from ledger.key (electron/runtime/ledger.ts, entryMac),
+  -- so that an entry written without the key fails verification even when it chains correctly.
+  -- NULL on entries written before; ledger.head records the first seq that must carry one.
+  ALTER TABLE ledger ADD COLUMN mac TEXT;
+  `,
 ];

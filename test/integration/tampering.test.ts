@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LEDGER_KEY_FILE } from '../../electron/runtime/ledger';
+import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE } from '../../electron/runtime/ledger';
 import { LEDGER_PROBLEM_NAMES, type LedgerVerification } from '../../shared/ledger';
 import { startTestGateway } from '../support/gateway';
 import { CLI, startServe } from '../support/serveProcess';
-import { MIN_ENTRIES, tamperings } from '../support/tamper';
+import { appendForged, MIN_ENTRIES, tamperings, toPreMacLedger } from '../support/tamper';
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -90,6 +90,71 @@ describe('a tampered ledger', () => {
     expect(Number(head)).toBeGreaterThanOrEqual(2);
     expect(reseal.status).toBe(0);
     expect(capstan(dataDir, 'ledger', 'verify').stdout).toBe(`ledger ok: ${head} entries, chain verified up to seq ${head}, sealed at seq ${head}\n`);
+  });
+});
+
+describe('entries written without ledger.key', () => {
+  const sealedHead = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, LEDGER_HEAD_FILE), 'utf8')) as { seq: number; macFrom?: number };
+
+  it('a correctly chained approval appended while the gateway was stopped is named forged at its seq, and the next start does not seal it', async () => {
+    const dataDir = freshDir();
+    const first = await startTestGateway({ dataDir });
+    for (let i = 0; i < MIN_ENTRIES / 2; i++) expect((await first.call({ tool: 'time_now' })).status).toBe(200);
+    await first.stop();
+    const head = sealedHead(dataDir).seq;
+
+    // As an attacker who can read and write capstan.sqlite but not ledger.key: the hash chains.
+    const forgedSeq = appendForged(dataDir);
+    expect(forgedSeq).toBe(head + 1);
+    const verify = capstan(dataDir, 'ledger', 'verify');
+    expect(verify.stdout).toMatch(new RegExp(`^ledger BROKEN at seq ${forgedSeq}, forged entry: it carries no MAC`));
+    expect(verify.status).toBe(1);
+
+    const again = await startTestGateway({ dataDir });
+    try {
+      expect((await again.call({ tool: 'time_now' })).status).toBe(200);
+      expect(await (await again.request('/ledger/verify')).json()).toMatchObject({ ok: false, problem: 'forged', brokenAt: forgedSeq });
+    } finally {
+      await again.stop();
+    }
+    // Neither the start nor the commits since moved the checkpoint over the forged entry.
+    expect(sealedHead(dataDir)).toEqual(expect.objectContaining({ seq: head, macFrom: 1 }));
+    expect(capstan(dataDir, 'ledger', 'verify').stdout).toMatch(new RegExp(`^ledger BROKEN at seq ${forgedSeq}, forged entry: `));
+    const reseal = capstan(dataDir, 'ledger', 'reseal');
+    expect(reseal.stdout).toMatch(/forged entry: .*\nnot resealed/);
+    expect(reseal.status).toBe(1);
+  });
+
+  it('a ledger from before entry MACs verifies as before, says which entries the chain alone vouches for, and MACs the entries after', async () => {
+    const dataDir = freshDir();
+    const old = await startTestGateway({ dataDir });
+    for (let i = 0; i < MIN_ENTRIES / 2; i++) await old.call({ tool: 'time_now' });
+    await old.stop();
+    toPreMacLedger(dataDir);
+    const head = sealedHead(dataDir).seq;
+
+    const verify = capstan(dataDir, 'ledger', 'verify');
+    expect(verify.stdout).toBe(
+      `ledger ok: ${head} entries, chain verified up to seq ${head}, sealed at seq ${head}\n` +
+        `note: entries #1 to #${head} were written before entries carried a keyed MAC, and verified by the hash chain alone\n`,
+    );
+    expect(verify.status).toBe(0);
+
+    const upgraded = await startTestGateway({ dataDir });
+    try {
+      await upgraded.call({ tool: 'time_now' });
+      const result = (await (await upgraded.request('/ledger/verify')).json()) as LedgerVerification & { ok: true };
+      expect(result).toMatchObject({ ok: true, sealedSeq: result.lastSeq, chainOnlyThrough: head });
+      expect(result.lastSeq).toBeGreaterThan(head);
+    } finally {
+      await upgraded.stop();
+    }
+    expect(sealedHead(dataDir).macFrom).toBe(head + 1);
+    expect(capstan(dataDir, 'ledger', 'verify').stdout).toMatch(
+      new RegExp(`\nnote: entries #1 to #${head} were written before entries carried a keyed MAC, and verified by the hash chain alone; the entries after it carry one, verified\n$`),
+    );
+    const forgedSeq = appendForged(dataDir);
+    expect(capstan(dataDir, 'ledger', 'verify').stdout).toMatch(new RegExp(`^ledger BROKEN at seq ${forgedSeq}, forged entry: `));
   });
 });
 

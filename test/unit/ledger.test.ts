@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE, Ledger, LedgerHead, loadLedgerKey } from '../../electron/runtime/ledger';
 import { DATABASE_FILE, openDatabase, type Database } from '../../electron/store/database';
-import { MIN_ENTRIES, tamperings } from '../support/tamper';
+import { appendForged, MIN_ENTRIES, tamperings, toPreMacLedger } from '../support/tamper';
 
 interface LedgerFixture {
   dataDir: string;
@@ -56,7 +56,7 @@ describe('the ledger', () => {
     expect(first.prevHash).toBe('0'.repeat(64));
     expect(second.prevHash).toBe(first.hash);
     ledger.flush();
-    expect(ledger.verify()).toEqual({ ok: true, entries: 2, lastSeq: 2, sealedSeq: 2 });
+    expect(ledger.verify()).toEqual({ ok: true, entries: 2, lastSeq: 2, sealedSeq: 2, chainOnlyThrough: 0 });
     expect(ledger.query({ requestId: 'r1' })).toEqual([second]);
     expect(ledger.query({ after: 1 })).toEqual([second]);
     expect(ledger.tail(1)).toEqual([second]);
@@ -142,7 +142,7 @@ describe('tamper evidence', () => {
       for (let i = 0; i < 100; i++) ledger.append({ kind: 'task_transition', details: { i } });
       await ledger.durable();
       expect(write).toHaveBeenCalledTimes(1);
-      expect(write).toHaveBeenLastCalledWith({ seq: 100, hash: ledger.tail(1)[0]!.hash });
+      expect(write).toHaveBeenLastCalledWith({ seq: 100, hash: ledger.tail(1)[0]!.hash, macFrom: 1 });
     } finally {
       write.mockRestore();
     }
@@ -159,13 +159,86 @@ describe('tamper evidence', () => {
     expect(existsSync(headFile)).toBe(false);
     expect(ledger.verify()).toMatchObject({ ok: false, problem: 'checkpoint_missing', brokenAt: ledger.lastSeq });
 
-    expect(ledger.reseal()).toEqual({ ok: true, entries: ledger.lastSeq, lastSeq: ledger.lastSeq, sealedSeq: ledger.lastSeq });
+    expect(ledger.reseal()).toEqual({ ok: true, entries: ledger.lastSeq, lastSeq: ledger.lastSeq, sealedSeq: ledger.lastSeq, chainOnlyThrough: 0 });
     expect(statSync(headFile).mode & 0o777).toBe(0o600);
     await appendSome(ledger, 1);
     expect(ledger.verify()).toMatchObject({ ok: true, sealedSeq: ledger.lastSeq });
 
     tamperings.find((t) => t.problem === 'edited')!.apply(fixture.dataDir);
     expect(ledger.reseal()).toMatchObject({ ok: false, problem: 'edited', brokenAt: 3 });
+  });
+});
+
+describe('entry MACs', () => {
+  const headRecord = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, LEDGER_HEAD_FILE), 'utf8')) as { seq: number; macFrom?: number };
+
+  it('does not seal a forged tail at the next start, and reseal refuses it', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger);
+    const head = fixture.ledger.lastSeq;
+    fixture.ledger.flush();
+    expect(appendForged(fixture.dataDir)).toBe(head + 1);
+    const ledger = fixture.reopen();
+    const write = vi.spyOn(LedgerHead.prototype, 'write');
+    try {
+      await appendSome(ledger, 2);
+      expect(write).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+    }
+    expect(headRecord(fixture.dataDir)).toMatchObject({ seq: head, macFrom: 1 });
+    const forged = { ok: false, entries: head, problem: 'forged', brokenAt: head + 1 };
+    expect(ledger.verify()).toMatchObject({ ...forged, reason: expect.stringMatching(/^it carries no MAC, where every entry from #1 on must/) });
+    expect(ledger.reseal()).toMatchObject(forged);
+    expect(fixture.reopen().verify()).toMatchObject(forged);
+  });
+
+  it('names an entry with a made-up MAC as forged, and reseal refuses it even without a checkpoint', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger);
+    const head = fixture.ledger.lastSeq;
+    appendForged(fixture.dataDir, 'ab'.repeat(32));
+    rmSync(join(fixture.dataDir, LEDGER_HEAD_FILE));
+    const ledger = fixture.reopen();
+    const forged = { ok: false, problem: 'forged', brokenAt: head + 1, reason: expect.stringMatching(/^its MAC is not the one ledger.key gives its hash/) };
+    expect(ledger.verify()).toMatchObject(forged);
+    expect(ledger.reseal()).toMatchObject(forged);
+  });
+
+  it('verifies a ledger from before MACs by its chain, says so, and MACs what comes after', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger);
+    const head = fixture.ledger.lastSeq;
+    fixture.ledger.flush();
+    fixture.db.close();
+    toPreMacLedger(fixture.dataDir);
+    expect(headRecord(fixture.dataDir).macFrom).toBeUndefined();
+
+    const { ledger, dataDir } = ledgerFixture(fixture.dataDir);
+    expect(ledger.verify()).toEqual({ ok: true, entries: head, lastSeq: head, sealedSeq: head, chainOnlyThrough: head });
+    await appendSome(ledger, 2);
+    expect(ledger.verify()).toEqual({ ok: true, entries: head + 2, lastSeq: head + 2, sealedSeq: head + 2, chainOnlyThrough: head });
+    // The version 1 record is replaced by the first seal, which records where MACs start.
+    expect(headRecord(dataDir)).toMatchObject({ seq: head + 2, macFrom: head + 1 });
+    appendForged(dataDir);
+    expect(ledger.verify()).toMatchObject({ ok: false, problem: 'forged', brokenAt: head + 3 });
+  });
+
+  it('names MAC-less entries a version before MACs left unsealed as forged, until reseal accepts them', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger);
+    const head = fixture.ledger.lastSeq;
+    fixture.ledger.flush();
+    // As the older version would have appended it, had it been killed before sealing it.
+    appendForged(fixture.dataDir);
+    fixture.db.close();
+    toPreMacLedger(fixture.dataDir);
+
+    const { ledger } = ledgerFixture(fixture.dataDir);
+    expect(ledger.verify()).toMatchObject({ ok: false, problem: 'forged', brokenAt: head + 1 });
+    await appendSome(ledger, 1);
+    expect(ledger.verify()).toMatchObject({ ok: false, problem: 'forged', brokenAt: head + 1 });
+    expect(ledger.reseal()).toEqual({ ok: true, entries: head + 2, lastSeq: head + 2, sealedSeq: head + 2, chainOnlyThrough: head + 1 });
   });
 });
 
