@@ -39,3 +39,16 @@ export function parseAllowEntry(entry: string): AllowEntry {
   if (host !== entry.toLowerCase() || !/^[a-z0-9_.-]+$/.test(host)) throw new Error('not a host name, an IP address or a CIDR (no ports, paths or wildcards)');
   return { host: withoutTrailingDot(host) };
 }
+
+/**
+ * What an operator should hear about an allow list at start and in Diagnostics: an entry that
+ * allows every address of a family (`0.0.0.0/0`, `::/0`) undoes http_check's destination
+ * policy, private and loopback addresses included.
+ */
+export function wideOpenAllowances(entries: readonly string[]): string[] {
+  return entries.flatMap((entry) => {
+    const parsed = parseAllowEntry(entry);
+    if (!('prefix' in parsed) || parsed.prefix !== 0) return [];
+    return [`httpCheck.allow "${entry}" lets http_check reach every ${parsed.family === 'ipv4' ? 'IPv4' : 'IPv6'} address, this machine and its private network included: name the hosts or ranges it needs instead`];
+  });
+}

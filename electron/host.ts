@@ -10,6 +10,7 @@ import { Catalog } from './catalog/catalog';
 import { CatalogViews } from './catalog/catalogView';
 import { toolPolicy } from './catalog/toolPolicy';
 import { Cursors } from './catalog/cursor';
+import { wideOpenAllowances } from './allowEntry';
 import { readConfig, type CapstanConfig } from './config';
 import { createApiHandlers, dispatch, type ApiHandlers } from './services/api';
 import { Approvals } from './services/approvals';
@@ -107,6 +108,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     void catalog.close();
     db.close();
     throw error;
+  }
+  for (const reason of wideOpenAllowances(config.httpCheck.allow)) {
+    logger.warn({ setting: 'httpCheck.allow' }, reason);
+    catalog.addGatewayDiagnostic(reason);
   }
   const catalogViews = new CatalogViews(catalog);
   catalog.onChange((change) => {

@@ -211,7 +211,7 @@ export interface ServerOptions extends Pick<ServeOptions, 'address' | 'port' | '
 export async function startServer(host: Host, options: ServerOptions): Promise<HttpGateway> {
   // Loaded here, not at the top: the commands that import this module for its options and
   // UsageError (token, harn, mcp) need neither Fastify nor the routes.
-  const { startHttpGateway } = await import('./transports/http');
+  const [{ startHttpGateway }, { isLoopbackHost }] = await Promise.all([import('./transports/http'), import('./transports/origin')]);
   const listen = (port: number) =>
     startHttpGateway({
       handlers: host.handlers,
@@ -234,6 +234,11 @@ export async function startServer(host: Host, options: ServerOptions): Promise<H
     if (!options.anyPortIfTaken || options.port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     options.logger.warn({ port: options.port }, 'port in use; the HTTP gateway takes any free port instead');
     gateway = await listen(0);
+  }
+  if (!isLoopbackHost(options.address)) {
+    const reason = `the gateway listens on ${options.address}, not on loopback: anyone who can reach this address and holds a token can use it, over plain HTTP; prefer 127.0.0.1 with an SSH tunnel`;
+    options.logger.warn({ host: options.address }, reason);
+    host.catalog.addGatewayDiagnostic(reason);
   }
   // <data dir>/gateway.json: how `capstan mcp` finds this gateway (cli/localGateway.ts).
   const withdraw = writeGatewayFile(host.dataDir, gateway.url);

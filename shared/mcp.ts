@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { CAPABILITY_NAME_PATTERN, ProviderStatus, RiskLevel } from './capability';
 
 /** Names a server may not take: they are the builtin providers'. */
-export const RESERVED_PROVIDER_NAMES = ['builtin', 'skills'] as const;
+export const RESERVED_PROVIDER_NAMES = ['builtin', 'skills', 'gateway'] as const;
 
 /** A server's name: its provider name and the first half of its capability ids (`everything:echo`). */
 export const McpServerName = z

@@ -15,6 +15,9 @@ import type { Provider, SkillSource } from './provider';
 import { Snapshot, type SnapshotEntry } from './snapshot';
 import type { ToolPolicy } from './toolPolicy';
 
+/** The provider name the gateway's own diagnostics are filed under. */
+export const GATEWAY_DIAGNOSTICS = 'gateway';
+
 export interface LiveEntry extends SnapshotEntry {
   tool?: CompiledTool;
   /** Only how to read the body: the contract is the entry's own, not kept twice. */
@@ -47,6 +50,8 @@ export class Catalog {
   readonly #toolPolicy: ToolPolicy;
   readonly #bindings = new Map<string, Binding>();
   readonly #revoked = new Set<string>();
+  /** The gateway's own findings about how it runs (a wide-open setting), shown with the providers'. */
+  #gatewayDiagnostics: Diagnostic[] = [];
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   /** Providers bound in the background whose first load has not finished (addProvider's `background`). */
   readonly #loading = new Map<string, Promise<void>>();
@@ -220,7 +225,13 @@ export class Catalog {
   }
 
   diagnostics(): Diagnostic[] {
-    return [...this.#bindings.values()].flatMap((binding) => binding.diagnostics);
+    return [...this.#gatewayDiagnostics, ...[...this.#bindings.values()].flatMap((binding) => binding.diagnostics)];
+  }
+
+  /** Adds the gateway's own finding (provider `gateway`), for the operator's Diagnostics view. */
+  addGatewayDiagnostic(reason: string): void {
+    this.#gatewayDiagnostics = [...this.#gatewayDiagnostics, { provider: GATEWAY_DIAGNOSTICS, path: null, line: null, capability: null, reason }];
+    this.#emit({ catalogGeneration: this.#generation, provider: GATEWAY_DIAGNOSTICS, reason: 'diagnostics' });
   }
 
   /** The operator's view: every capability of the enabled providers, revoked ones flagged. */

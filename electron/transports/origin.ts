@@ -10,7 +10,7 @@ const WILDCARDS = new Set(['0.0.0.0', '::']);
  * bind, literal IP addresses are accepted.
  */
 export function hostMatcher(boundHost: string, port: number): (hostHeader: string | undefined) => boolean {
-  const loopback = LOOPBACK_NAMES.has(boundHost) || boundHost.startsWith('127.');
+  const loopback = isLoopbackHost(boundHost);
   return (hostHeader) => {
     if (!hostHeader) return false;
     let parsed: URL;
@@ -26,6 +26,9 @@ export function hostMatcher(boundHost: string, port: number): (hostHeader: strin
     return WILDCARDS.has(boundHost) && isIP(name) !== 0;
   };
 }
+
+/** Whether binding to `host` keeps the gateway on this machine: a loopback name or address. */
+export const isLoopbackHost = (host: string): boolean => LOOPBACK_NAMES.has(host.toLowerCase()) || host.startsWith('127.');
 
 export function allowedOrigin(origin: string, allowedHost: (host: string) => boolean): boolean {
   try {
