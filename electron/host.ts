@@ -141,7 +141,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   tasks.onChange((task) => events.publish({ type: 'task', task }));
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
   const agents = new AgentTokens(db);
-  const approvals = new Approvals({ ledger, timeoutMs: config.approvals.timeoutMs, publish: (approval) => events.publish({ type: 'approval', approval }) });
+  const approvals = new Approvals({
+    ledger,
+    timeoutMs: config.approvals.timeoutMs,
+    quotas: config.quotas,
+    publish: (approval) => events.publish({ type: 'approval', approval }),
+  });
   const history = new ExecutionHistory({
     dataDir,
     db,

@@ -13,14 +13,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecisionInput, ApprovalStatus, ApprovalsView, ApprovalView, CallReview } from '../../shared/approvals';
 import { CapstanError } from '../../shared/errors';
-import { SYSTEM } from '../../shared/principal';
+import { SYSTEM, type Principal } from '../../shared/principal';
 import { sha256Hex } from '../catalog/digest';
 import type { Ledger } from '../runtime/ledger';
+import { assertWithinQuota, type AgentQuotas } from './quotas';
 
 /** How often a waiting call's entry hears that it still waits (MCP progress keeps the agent's request alive). */
 export const APPROVAL_PROGRESS_MS = 5_000;
-/** Each pending approval is an open request and a row on the operator's screen: a flood is refused, not queued. */
-export const MAX_PENDING_APPROVALS = 100;
+/**
+ * Each pending approval is an open request and a row on the operator's screen: a flood is
+ * refused, not queued. Each agent has its own quota (config.json `quotas.pendingApprovals`), so
+ * one agent cannot fill the queue for others; this bounds them all together.
+ */
+export const MAX_PENDING_APPROVALS = 1000;
 /** Ended approvals kept for `GET /approvals`; the ledger keeps them all. */
 export const RECENT_APPROVALS = 50;
 const TASK_STOPPED = 'its task stopped running';
@@ -51,6 +56,8 @@ export interface ApprovalsOptions {
   publish(view: ApprovalView): void;
   progressMs?: number;
   now?: () => number;
+  /** Each agent's quota of calls waiting for approval; without it, only the overall bound holds. */
+  quotas?: AgentQuotas | undefined;
 }
 
 interface Pending {
@@ -76,6 +83,11 @@ export class Approvals {
    */
   async wait(request: CallReview, { signal, onWaiting }: WaitOptions = {}): Promise<Record<string, unknown>> {
     if (signal?.aborted) throw withdrawn(request.tool.name, typeof signal.reason === 'string' ? signal.reason : TASK_STOPPED);
+    if (this.options.quotas) {
+      let held = 0;
+      for (const { view } of this.#pending.values()) if (view.principal === request.principal) held += 1;
+      assertWithinQuota(this.options.quotas, request.principal as Principal, 'pendingApprovals', held);
+    }
     if (this.#pending.size >= MAX_PENDING_APPROVALS) {
       throw new CapstanError('LIMIT_REACHED', `${MAX_PENDING_APPROVALS} approvals already wait for the operator; try again once some are decided`, {
         what: 'pending approvals',

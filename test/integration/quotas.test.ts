@@ -11,8 +11,8 @@ let gw: TestGateway;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  gw = await startTestGateway({ config: { quotas: { tasks: 3, mcpSessions: 2 } } });
-  for (const name of ['busy', 'calm']) tokens[name] = gw.host.agents.create(name).token;
+  gw = await startTestGateway({ config: { quotas: { tasks: 3, mcpSessions: 2, pendingApprovals: 2 }, httpCheck: { allow: ['127.0.0.1/32'] } } });
+  for (const name of ['busy', 'calm', 'asker', 'patient']) tokens[name] = gw.host.agents.create(name).token;
 });
 afterAll(() => gw.stop());
 
@@ -71,5 +71,40 @@ describe('quotas.mcpSessions', () => {
     const ended = await fetch(new URL('/mcp', gw.url), { method: 'DELETE', headers: { authorization: `Bearer ${tokens.calm}`, 'mcp-session-id': first.headers.get('mcp-session-id')! } });
     expect(ended.status).toBe(200);
     expect((await initialize('calm')).status).toBe(200);
+  });
+});
+
+describe('quotas.pendingApprovals', () => {
+  it('refuses an agent a third call waiting for approval; another agent still asks; a decision frees a place', async () => {
+    // Nothing listens there: the calls are denied before they would run.
+    const check = (agent: string) => as(agent, '/tools/call', { tool: 'http_check', arguments: { url: 'http://127.0.0.1:9/', method: 'HEAD' } });
+    const pendingOf = async (agent: string) =>
+      ((await (await gw.request('/approvals')).json()) as { pending: { id: string; principal: string }[] }).pending.filter((approval) => approval.principal === `agent:${agent}`);
+    const waiting = [check('asker'), check('asker')];
+    for (let tries = 0; (await pendingOf('asker')).length < 2; tries += 1) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const refused = await check('asker');
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'LIMIT_REACHED', quota: 'pendingApprovals', limit: 2 } });
+
+    const other = check('patient');
+    for (let tries = 0; (await pendingOf('patient')).length < 1; tries += 1) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const [first] = await pendingOf('asker');
+    expect((await gw.request(`/approvals/${first!.id}`, { method: 'POST', body: { decision: 'deny' } })).status).toBe(200);
+    const third = check('asker');
+    for (let tries = 0; (await pendingOf('asker')).length < 2; tries += 1) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    for (const approval of [...(await pendingOf('asker')), ...(await pendingOf('patient'))]) {
+      await gw.request(`/approvals/${approval.id}`, { method: 'POST', body: { decision: 'deny' } });
+    }
+    const answers = await Promise.all([...waiting, other, third]);
+    expect(answers.map((answer) => answer.status)).toEqual([403, 403, 403, 403]);
   });
 });
