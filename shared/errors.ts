@@ -91,8 +91,16 @@ export const errorCodes = {
     meaning:
       "The call, or its task, was cancelled while the call ran, and the tool stopped (side effects are not rolled back), or its task stopped while the call waited for the operator's approval (nothing ran).",
   },
-  CALL_NOT_FOUND: { status: 404, meaning: 'No call with that requestId is running, and none with it has ended: nothing to cancel.' },
+  CALL_NOT_FOUND: {
+    status: 404,
+    meaning: "No call with that requestId is running, and none with it has ended: nothing to cancel. To an agent, another principal's call, running or ended, is answered the same way.",
+  },
   CALL_NOT_RUNNING: { status: 409, meaning: 'The call with that requestId already ended (`callStatus` says how); there is nothing to cancel.' },
+  REQUEST_ID_IN_USE: {
+    status: 409,
+    meaning:
+      "Another principal (the operator, another agent, a Harn script) already made a call with this requestId: a requestId names one principal's calls, so the ledger's trail, evidence checks and cancellation never mix two callers'. Nothing ran or was recorded; send another requestId, or none and the gateway makes one. The same principal may use its own requestId again.",
+  },
   OUTCOME_UNKNOWN: {
     status: 504,
     meaning: 'The call neither finished nor acknowledged its cancellation or deadline within the grace period; its side effects are unknown.',

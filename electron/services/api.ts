@@ -168,9 +168,10 @@ export function createApiHandlers(parts: {
     listApprovals: async () => approvals.list(),
     decideApproval: (input, context) => confirmation.decide(input, context.confirm ?? strategyFor(context.principal)),
     verifyLedger: async () => ledger.verify(),
-    checkEvidence: async ({ requestId, result }) => {
-      const finished = ledger.query({ requestId, kind: 'call_finished', limit: 1000 }).findLast((entry) => typeof entry.details.resultDigest === 'string');
-      if (!finished) return { requestId, seq: null, matches: false, reason: 'no successful call with this requestId is in the ledger' };
+    checkEvidence: async ({ requestId, result }, { principal }) => {
+      // Only the caller's own calls: a requestId another principal used too (before REQUEST_ID_IN_USE) is not compared with theirs.
+      const finished = ledger.query({ requestId, kind: 'call_finished', principal, limit: 1000 }).findLast((entry) => typeof entry.details.resultDigest === 'string');
+      if (!finished) return { requestId, seq: null, matches: false, reason: `no successful call by ${principal} with this requestId is in the ledger` };
       const matches = finished.details.resultDigest === ledger.digest(result);
       return {
         requestId,

@@ -81,6 +81,7 @@ export class CallService {
   constructor(private readonly parts: Parts) {}
 
   async call(call: ToolCall, context: CallContext): Promise<ToolCallResponse> {
+    assertRequestIdFree(this.parts.ledger, context);
     const { catalog, history } = this.parts;
     const capabilityOf = () => (context.scope ? call.tool : catalog.resolveTool(call.tool).contract.id);
     return history.track(call, context, (confirmed) => this.#run(call, context, confirmed), capabilityOf);
@@ -151,6 +152,19 @@ export class CallService {
     } catch (error) {
       throw error instanceof CapstanError ? error.inTask(task.id) : error;
     }
+  }
+}
+
+/**
+ * A requestId names one principal's calls: one another principal already used (its first entry
+ * in the ledger names someone else) is refused before anything runs or is recorded, so the
+ * ledger's trail of a requestId, evidence checks and cancellation never mix two callers' calls.
+ * The message says neither whose it is nor how that call went.
+ */
+function assertRequestIdFree(ledger: Pick<Ledger, 'query'>, { requestId, principal }: Pick<CallContext, 'requestId' | 'principal'>): void {
+  const [first] = ledger.query({ requestId, limit: 1 });
+  if (first && first.principal !== principal) {
+    throw new CapstanError('REQUEST_ID_IN_USE', `requestId "${requestId}" is already used by another caller; send another, or none and the gateway makes one`, { field: 'requestId' });
   }
 }
 

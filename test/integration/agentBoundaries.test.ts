@@ -2,7 +2,9 @@
  * Issue 18, the low items about what one agent can do to or learn of others' work, through the
  * real gateway with agent tokens: a revoked agent's calls waiting for approval are withdrawn with
  * its token (10); an agent cancelling a call that is not its own, running or ended, learns nothing
- * of it: CALL_NOT_FOUND, as for a requestId never used (11).
+ * of it: CALL_NOT_FOUND, as for a requestId never used (11); a requestId names one principal's
+ * calls: another principal reusing it is refused REQUEST_ID_IN_USE, and an evidence check compares
+ * only the caller's own entries (12).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalsView, ApprovalView } from '../../shared/approvals';
@@ -123,5 +125,55 @@ describe("an agent cancelling another principal's call (item 11)", () => {
     expect((await workersRunning).body.error.code).toBe('CALL_CANCELLED');
     expect((await operator('POST', '/calls/op-running/cancel', {})).body).toMatchObject({ status: 'cancelled' });
     expect((await operatorsRunning).body.error.code).toBe('CALL_CANCELLED');
+  });
+});
+
+describe('a requestId another principal already used (item 12)', () => {
+  it('is refused REQUEST_ID_IN_USE before anything runs or is recorded; the owner may use it again', async () => {
+    const intruder = gw.host.agents.create('intruder').token;
+    const owner = gw.host.agents.create('owner').token;
+    const operators = await operator('POST', '/tools/call', { tool: 'local_status', sessionId: 'ops', requestId: 'taken-by-operator' });
+    expect(operators.status).toBe(200);
+    const before = await ledgerOf('taken-by-operator');
+
+    const reused = await as(intruder, 'POST', '/tools/call', { tool: 'time_now', requestId: 'taken-by-operator' });
+    expect(reused).toMatchObject({ status: 409, body: { ok: false, requestId: 'taken-by-operator', error: { code: 'REQUEST_ID_IN_USE', field: 'requestId' } } });
+    // It says neither whose it is nor how that call went.
+    expect(reused.body.error.message.replace('taken-by-operator', 'ID')).not.toMatch(/operator|local_status|ok\b/);
+    expect(await ledgerOf('taken-by-operator')).toEqual(before);
+    // The operator's evidence check still compares the operator's own entry.
+    const evidence = await operator('POST', '/ledger/evidence', { requestId: 'taken-by-operator', result: operators.body.result });
+    expect(evidence.body).toMatchObject({ matches: true, seq: before.at(-1)!.seq });
+
+    // Between agents alike, a refused call and an approval wait included; the owner itself may reuse its own.
+    expect((await as(owner, 'POST', '/tools/call', { tool: 'time_now', requestId: 'agent-owned' })).status).toBe(200);
+    expect((await as(intruder, 'POST', '/tools/call', { tool: 'time_now', requestId: 'agent-owned' })).body.error.code).toBe('REQUEST_ID_IN_USE');
+    expect((await operator('POST', '/tools/call', { tool: 'time_now', requestId: 'agent-owned' })).body.error.code).toBe('REQUEST_ID_IN_USE');
+    expect((await as(owner, 'POST', '/tools/call', { tool: 'time_now', requestId: 'agent-owned' })).status).toBe(200);
+    const waiting = as(owner, 'POST', '/tools/call', { ...check('/owned'), requestId: 'owner-waits' });
+    const approval = await pendingFor('owner-waits');
+    expect((await as(intruder, 'POST', '/tools/call', { ...check('/stolen'), requestId: 'owner-waits' })).body.error.code).toBe('REQUEST_ID_IN_USE');
+    expect(((await operator('GET', '/approvals')).body as ApprovalsView).pending.filter((pending) => pending.requestId === 'owner-waits')).toHaveLength(1);
+    expect((await operator('POST', `/approvals/${approval.id}`, { decision: 'deny' })).status).toBe(200);
+    expect((await waiting).body.error.code).toBe('CONFIRMATION_DENIED');
+    expect((await ledgerOf('agent-owned')).every((entry) => entry.principal === 'agent:owner')).toBe(true);
+  });
+
+  it("has the evidence check compare only the caller's own entries, whatever else the ledger holds under that requestId", async () => {
+    const first = await operator('POST', '/tools/call', { tool: 'local_status', sessionId: 'ops', requestId: 'evidence-shared' });
+    const own = (await ledgerOf('evidence-shared')).at(-1)!;
+    // An agent's entry under the same requestId, as a ledger written before REQUEST_ID_IN_USE may hold.
+    gw.host.ledger.append({
+      kind: 'call_finished',
+      requestId: 'evidence-shared',
+      capability: 'builtin:time_now',
+      details: { status: 'ok', resultDigest: gw.host.ledger.digest({ forged: true }) },
+      principal: 'agent:intruder',
+    });
+    await gw.host.ledger.durable();
+    const evidence = await operator('POST', '/ledger/evidence', { requestId: 'evidence-shared', result: first.body.result });
+    expect(evidence.body).toMatchObject({ matches: true, seq: own.seq });
+    const forged = await operator('POST', '/ledger/evidence', { requestId: 'evidence-shared', result: { forged: true } });
+    expect(forged.body).toMatchObject({ matches: false, seq: own.seq });
   });
 });
