@@ -5,8 +5,20 @@
 import { Ajv, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
-import { fieldName, NOT_ACCEPTED, schemaDialect, UNREAD_DIALECT, unescapePointer, type SchemaDialect } from '../../shared/argumentRules';
+import {
+  CHECKED_FORMATS,
+  fieldName,
+  MAX_SCHEMA_DEPTH,
+  nestedDeeperThan,
+  NOT_ACCEPTED,
+  patternMatcher,
+  schemaDialect,
+  UNREAD_DIALECT,
+  unescapePointer,
+  type SchemaDialect,
+} from '../../shared/argumentRules';
 import { CAPABILITY_NAME_PATTERN, capabilityId, type SkillContract, type ToolContract } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import { sha256Hex } from './digest';
@@ -14,12 +26,21 @@ import type { SkillSource } from './provider';
 import type { ToolDefinition } from './tool';
 
 /**
+ * How every compiler here evaluates `pattern` and `patternProperties`: RE2, linear in the
+ * value whatever the pattern (shared/argumentRules.ts patternMatcher), instead of Ajv's default
+ * `new RegExp`, which backtracks. A pattern RE2 cannot take throws while the schema compiles,
+ * so its tool becomes a diagnostic. (`code` names it in Ajv's standalone output, which Capstan
+ * does not use.)
+ */
+export const RE2_ENGINE: RegExpEngine = Object.assign((pattern: string) => patternMatcher(pattern), { code: 'patternMatcher' });
+
+/**
  * Capstan's own schemas: strict JSON Schema 2020-12, an unknown keyword is a mistake. The
- * formats are ajv-formats' full set, which the console checks with too (shared/argumentRules.ts).
+ * formats are ajv-formats' set but `url`, which the console checks with too (shared/argumentRules.ts).
  */
 export function createSchemaCompiler(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: false, useDefaults: false });
-  addFormats.default(ajv);
+  const ajv = new Ajv2020({ strict: true, allErrors: false, useDefaults: false, code: { regExp: RE2_ENGINE } });
+  addFormats.default(ajv, CHECKED_FORMATS);
   return ajv;
 }
 
@@ -44,9 +65,9 @@ export class ExternalSchemaCompilers {
   #compiler(dialect: SchemaDialect): Ajv | Ajv2019 | Ajv2020 {
     let compiler = this.#compilers.get(dialect);
     if (!compiler) {
-      const options: Options = { strict: false, allErrors: false, useDefaults: false, addUsedSchema: false, logger: false };
+      const options: Options = { strict: false, allErrors: false, useDefaults: false, addUsedSchema: false, logger: false, code: { regExp: RE2_ENGINE } };
       compiler = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
-      addFormats.default(compiler);
+      addFormats.default(compiler, CHECKED_FORMATS);
       this.#compilers.set(dialect, compiler);
     }
     return compiler;
@@ -74,6 +95,10 @@ export function toolContract(
   if (!CAPABILITY_NAME_PATTERN.test(definition.name)) throw problem('name must be 1-128 of [A-Za-z0-9_.-]');
   if (!definition.description.trim()) throw problem('description is empty');
   if (definition.inputSchema.type !== 'object') throw problem('inputSchema must describe an object');
+  // Before anything recurses through them (the compiler, the contract's hash, the validator on every call).
+  for (const [part, schema] of [['inputSchema', definition.inputSchema], ['outputSchema', definition.outputSchema]] as const) {
+    if (nestedDeeperThan(schema, MAX_SCHEMA_DEPTH)) throw problem(`${part} nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  }
   let validateArguments: ValidateFunction;
   try {
     validateArguments = definition.externalSchema ? external.compile(definition.inputSchema) : ajv.compile(definition.inputSchema);

@@ -13,6 +13,7 @@ import type { ArgumentProblem } from '../../../shared/argumentRules';
 import { setDraft, useDraft, type ArgumentDraft } from '../../state/argumentDrafts';
 import { formatJson } from '../../ui/JsonBlock';
 import { checkArguments } from './argumentCheck';
+import { formSchema } from './literalPatterns';
 import { parseArgumentsJson } from './argumentJson';
 import { argumentUiSchema } from './argumentUi';
 import { formButtonTemplates } from './formButtons';
@@ -78,6 +79,8 @@ export function ToolForm({ capabilityId, schema, disabled = false, onSubmit, chi
   const shown = useMemo(() => (showAll ? problems : problems.filter((problem) => visited.has(fieldId(problem.path)))), [problems, showAll, visited]);
   const extraErrors = useMemo(() => toErrorSchema(shown), [shown]);
   const uiSchema = useMemo(() => argumentUiSchema(schema, draft), [schema, draft]);
+  // RJSF tests `patternProperties` with `new RegExp`: it gets them as RE2 decided them (literalPatterns.ts).
+  const rendered = useMemo(() => formSchema(schema, draft), [schema, draft]);
   const blocked = refusals > 0 && (problems.length > 0 || (mode === 'json' && json.error !== null));
 
   // After a refused press, take the operator to the first thing to fix.
@@ -197,7 +200,7 @@ export function ToolForm({ capabilityId, schema, disabled = false, onSubmit, chi
       {mode === 'form' ? (
         <Form
           className="tool-form"
-          schema={schema as RJSFSchema}
+          schema={rendered as RJSFSchema}
           uiSchema={uiSchema}
           templates={templates}
           widgets={argumentWidgets}

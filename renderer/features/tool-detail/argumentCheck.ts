@@ -11,12 +11,18 @@
  * format checkers (ajv-formats' own functions, installed into cfworker's format table below).
  * test/unit/argument-check.test.ts holds the two to the same verdicts.
  *
+ * Patterns are the exception: cfworker runs them with `new RegExp`, which backtracks, so the page
+ * decides them with RE2 as the gateway does and hands cfworker only literal stand-ins
+ * (literalPatterns.ts).
+ *
  * The gateway stays the boundary: a schema this cannot read (an unresolvable `$ref`, say) is
  * not checked here, and the call goes to the gateway to be judged.
  */
 import { dereference, format as cfworkerFormats, validate, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import {
   fieldName,
+  MAX_SCHEMA_DEPTH,
+  nestedDeeperThan,
   NOT_ACCEPTED,
   schemaDialect,
   STRING_FORMATS,
@@ -25,6 +31,7 @@ import {
   type ArgumentProblem,
   type SchemaDialect,
 } from '../../../shared/argumentRules';
+import { patternMatchers, stringsIn, withLiteralPatterns } from './literalPatterns';
 
 // cfworker's format table is module state its validator reads on every call: swapping its
 // entries for the gateway's makes `format` mean here exactly what it means there.
@@ -58,21 +65,32 @@ function makeChecker(inputSchema: Record<string, unknown>): ArgumentChecker | nu
   const declared = typeof inputSchema.$schema === 'string' ? inputSchema.$schema : undefined;
   const dialect = schemaDialect(declared);
   if (!dialect) return null;
-  // A copy: cfworker annotates the schema objects it dereferences, and these belong to the catalog.
-  const schema = structuredClone(inputSchema) as Schema;
+  // Too deep for the gateway to take (it made the tool a diagnostic), and for this page to walk.
+  if (nestedDeeperThan(inputSchema, MAX_SCHEMA_DEPTH)) return null;
+  // Patterns are RE2's to decide, never cfworker's `new RegExp` (literalPatterns.ts).
+  const matchers = patternMatchers(inputSchema);
+  if (!matchers) return null;
   const draft = CFWORKER_DRAFT[dialect];
-  let lookup: Record<string, Schema | boolean>;
+  // A copy: cfworker annotates the schema objects it dereferences, and these belong to the catalog.
+  const prepare = (schema: Record<string, unknown>) => {
+    const copy = structuredClone(schema) as Schema;
+    return { schema: copy, lookup: dereference(copy) };
+  };
+  let fixed: ReturnType<typeof prepare> | undefined;
   try {
-    lookup = dereference(schema);
+    fixed = prepare(inputSchema);
   } catch {
     return null;
   }
   return {
     check(args) {
       try {
+        // With patterns, a schema whose patterns are the literal strings of these arguments they match.
+        const literal = matchers.size > 0 ? withLiteralPatterns(inputSchema, matchers, stringsIn(args)) : undefined;
+        const { schema, lookup } = literal ? prepare(literal.schema) : fixed;
         // Not short-circuited: every failure, so each field shows its own.
         const result = validate(args, schema, draft, lookup, false);
-        return result.valid ? [] : toProblems(result.errors, schema, lookup);
+        return result.valid ? [] : toProblems(result.errors, schema, lookup, literal?.originals);
       } catch {
         // An unresolvable $ref, a value JSON cannot hold: not this page's to judge.
         return [];
@@ -104,7 +122,7 @@ const ALTERNATIVES = new Set(['anyOf', 'oneOf', 'propertyNames']);
  * cfworker's output units (the failing keyword, where in the schema, where in the value) as
  * problems on fields. The units come parent first, then the failures below it.
  */
-function toProblems(units: readonly OutputUnit[], root: Schema, lookup: Record<string, Schema | boolean>): ArgumentProblem[] {
+function toProblems(units: readonly OutputUnit[], root: Schema, lookup: Record<string, Schema | boolean>, originals?: ReadonlyMap<string, string>): ArgumentProblem[] {
   const problems: ArgumentProblem[] = [];
   const seen = new Set<string>();
   const hidden: string[] = [];
@@ -127,7 +145,9 @@ function toProblems(units: readonly OutputUnit[], root: Schema, lookup: Record<s
       continue;
     }
     const path = pointerPath(unit.instanceLocation);
-    const value = keywordValue(root, lookup, unit.keywordLocation);
+    const found = keywordValue(root, lookup, unit.keywordLocation);
+    // A pattern is named as the provider wrote it, not as this page rewrote it.
+    const value = typeof found === 'string' ? (originals?.get(found) ?? found) : found;
     const { keyword } = unit;
 
     if (keyword === 'false') {
