@@ -125,3 +125,39 @@ describe('a tool named by its bare name', () => {
     expect(() => catalog.resolveTool('lookup')).toThrow('"lookup" names several tools (remote:lookup, other:lookup); call it by id');
   });
 });
+
+describe('a provider with many tools', () => {
+  const many = (count: number, changed = -1) =>
+    Array.from({ length: count }, (_, index) => ({
+      ...tool(`t${index}`, index === changed ? 'changed' : `does t${index}`),
+      inputSchema: { type: 'object', properties: { q: { type: 'string', maxLength: 50 } }, additionalProperties: false },
+    }));
+
+  it('recompiles only the tools that changed when it is reloaded', async () => {
+    const catalog = new Catalog();
+    const big = mutableProvider('big', many(500));
+    await catalog.addProvider(big.provider);
+    // A compiled schema is a function of its own: the same one means it was not compiled again.
+    const validator = (id: string) => catalog.live(id)!.tool!.validateArguments;
+    const before = [validator('big:t1'), validator('big:t7')];
+    big.state.tools = many(500, 7);
+    await catalog.reload('big');
+    expect(validator('big:t1')).toBe(before[0]);
+    expect(validator('big:t7')).not.toBe(before[1]);
+    expect(catalog.live('big:t7')!.contract.description).toBe('changed');
+  });
+
+  it('lets the event loop run while it compiles a long list', async () => {
+    const catalog = new Catalog();
+    let turns = 0;
+    let loading = true;
+    const count = () => {
+      turns += 1;
+      if (loading) setImmediate(count);
+    };
+    setImmediate(count);
+    await catalog.addProvider(mutableProvider('big', many(3000)).provider);
+    loading = false;
+    expect(turns).toBeGreaterThan(5);
+  });
+});

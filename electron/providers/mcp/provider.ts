@@ -24,6 +24,8 @@ import { StderrTail } from './stderrTail';
 export const HEARTBEAT_MS = 30_000;
 export const RETRY_FIRST_MS = 1_000;
 export const RETRY_MAX_MS = 60_000;
+/** The shortest time between two listings a server's list_changed makes Capstan do. */
+export const RELIST_INTERVAL_MS = 1_000;
 
 export interface McpProviderParts {
   graceMs: number;
@@ -51,6 +53,8 @@ export class McpServerProvider implements Provider {
   #prior: PriorDiscovery | undefined;
   #retry: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
+  #relistPending: NodeJS.Timeout | undefined;
+  #lastRelist = 0;
   #onChange: ((change: ProviderChange) => void) | undefined;
   readonly #stderr = new StderrTail(() => this.#secrets);
   #secrets: string[];
@@ -128,7 +132,7 @@ export class McpServerProvider implements Provider {
     try {
       connection = await McpConnection.open(
         this.#settings,
-        { stderr: this.#stderr, onLost: (reason) => this.#lost(attempt, reason), onToolsChanged: () => void this.#relist(attempt) },
+        { stderr: this.#stderr, onLost: (reason) => this.#lost(attempt, reason), onToolsChanged: () => this.#relistSoon(attempt) },
         prior,
       );
       this.#prior = connection.verdict;
@@ -159,6 +163,7 @@ export class McpServerProvider implements Provider {
     this.#attempt += 1;
     clearTimeout(this.#retry);
     clearTimeout(this.#heartbeat);
+    this.#cancelRelist();
     const connection = this.#connection;
     this.#connection = undefined;
     if (state) this.#setStatus(this.#state(state, null));
@@ -169,8 +174,15 @@ export class McpServerProvider implements Provider {
     if (attempt !== this.#attempt) return;
     this.#attempt += 1;
     clearTimeout(this.#heartbeat);
+    this.#cancelRelist();
     this.#connection = undefined;
     this.#fail(reason);
+  }
+
+  /** A listing asked for on a connection that ended would be for nothing; the next connection lists anew. */
+  #cancelRelist(): void {
+    clearTimeout(this.#relistPending);
+    this.#relistPending = undefined;
   }
 
   /** Failed: say why, keep the tools (unavailable), and try again after the backoff. */
@@ -182,6 +194,23 @@ export class McpServerProvider implements Provider {
     this.parts.log.warn({ provider: this.name, retryInMs: delay }, 'MCP server failed');
     this.#retry = setTimeout(() => void this.#connect(), delay);
     this.#retry.unref();
+  }
+
+  /**
+   * A server may make Capstan list its tools again at most once per RELIST_INTERVAL_MS: a
+   * `list_changed` sooner than that is answered once the interval is over, together with any
+   * others that arrive meanwhile, so a server announcing changes without end cannot keep the
+   * gateway listing and comparing its tools.
+   */
+  #relistSoon(attempt: number): void {
+    if (this.#relistPending) return;
+    const wait = Math.max(0, this.#lastRelist + RELIST_INTERVAL_MS - Date.now());
+    this.#relistPending = setTimeout(() => {
+      this.#relistPending = undefined;
+      this.#lastRelist = Date.now();
+      void this.#relist(attempt);
+    }, wait);
+    this.#relistPending.unref();
   }
 
   async #relist(attempt: number): Promise<void> {
