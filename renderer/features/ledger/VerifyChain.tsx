@@ -37,6 +37,12 @@ export function VerifyChain() {
           (result.ok ? (
             <span className="verdict verdict--ok" data-verdict="ok">
               <Icon name="check" /> Chain intact: {result.entries.toLocaleString()} entries, up to #{result.lastSeq}, sealed at #{result.sealedSeq}
+              {result.chainOnlyThrough > 0 && (
+                <span className="verify-chain__note" data-chain-only-through={result.chainOnlyThrough}>
+                  {' '}
+                  ({result.chainOnlyThrough === 1 ? 'entry #1 predates' : `entries #1 to #${result.chainOnlyThrough} predate`} keyed MACs: checked by the hash chain alone)
+                </span>
+              )}
             </span>
           ) : (
             <span className="verdict verdict--bad" data-verdict="broken" data-problem={result.problem}>
