@@ -4,9 +4,9 @@
  * context naming who calls, how confirmation is asked (confirmation.ts) and, for an entry bound
  * to one task, its scope. Everything else happens here, once:
  *
- *   exists? → arguments valid? → in which task? → then the runtime's one call path (granted?
- *   → may mutate? → confirmed? → run under a deadline, abortable → recorded) → kept in Recent
- *   executions when the operator made it.
+ *   exists? → in which task? → arguments valid (when granted)? → then the runtime's one call
+ *   path (granted? → may mutate? → confirmed? → run under a deadline, abortable → recorded) →
+ *   kept in Recent executions when the operator made it.
  *
  * A call that does not end well throws, like every other operation; dispatch makes the envelope.
  */
@@ -130,10 +130,13 @@ export class CallService {
     const { contract, tool, contractHash, bindingGeneration } = catalog.resolveTool(call.tool);
     if (contract.kind !== 'tool') throw new CapstanError('TOOL_NOT_FOUND', `${contract.id} is not a tool`);
     assertRunnable(contract);
-    // Arguments are checked before a task is started for them.
-    assertValidArguments(tool, call.arguments);
+    // The task first, to know what the caller may do: its arguments are checked only when it
+    // may execute the tool (see assertValidIfGranted). This starts the session's task for a
+    // call with bad arguments too, as for any other refused call; the grants a task would get
+    // are the runtime's to know, not this service's.
     const task = tasks.taskForCall(call);
     if (call.reference) assertLoaded(catalog, task, contract.id, call.reference);
+    assertValidIfGranted(task, contract.id, tool, call.arguments);
     return { task, live: { contract, tool }, reference: { id: contract.id, catalogGeneration: catalog.generation, contractHash, bindingGeneration } };
   }
 
@@ -147,12 +150,22 @@ export class CallService {
       const live = this.parts.catalog.verify(reference, task.snapshot);
       if (!live.tool || live.contract.kind !== 'tool') throw new CapstanError('TOOL_NOT_FOUND', `${entry.contract.id} is not a tool`);
       assertRunnable(live.contract);
-      assertValidArguments(live.tool, call.arguments);
+      assertValidIfGranted(task, live.contract.id, live.tool, call.arguments);
       return { task, live: { contract: live.contract, tool: live.tool }, reference };
     } catch (error) {
       throw error instanceof CapstanError ? error.inTask(task.id) : error;
     }
   }
+}
+
+/**
+ * Grants before arguments: a caller the task does not let execute the tool never has the
+ * gateway evaluate the provider's schema (its patterns, formats, depth) for it. Its call goes on
+ * unchecked to the runtime's call path, which refuses it NOT_GRANTED before anything runs and
+ * records the refusal, as it always did.
+ */
+function assertValidIfGranted(task: RunningTask, toolId: string, tool: Pick<CompiledTool, 'validateArguments'>, args: Record<string, unknown>): void {
+  if (task.grants.held(toolId, 'tool') === 'execute') assertValidArguments(tool, args);
 }
 
 /**

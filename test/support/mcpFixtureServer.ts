@@ -18,6 +18,10 @@
  *   closed world): what a loaded tool must keep for agents, tightened by Capstan
  * - FIXTURE_LATE_WRITE=1 adds `late_write`, a destructive tool that ignores cancellation yet keeps
  *   answering pings, then writes its file: a write that happens after its call was given up on
+ * - FIXTURE_HOSTILE=1 adds schemas a hostile server could send (issue 18): `redos` (a `pattern`
+ *   that backtracks catastrophically in JavaScript), `redos_keys` (the same as a
+ *   `patternProperties` name), `backreference` (a pattern RE2 cannot take) and `deep` (an input
+ *   schema nested 500 levels deep); each echoes what it was given
  * - FIXTURE_EXIT_ON_PROBE=1: a 2025-only server that exits when its first request is not
  *   `initialize`, as servers on some SDKs do when probed for the 2026-07-28 revision
  */
@@ -39,6 +43,26 @@ interface FixtureTool {
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 const object = (properties: Json, required: string[] = []): Json => ({ type: 'object', properties, required });
+
+/** FIXTURE_HOSTILE's tools: schemas meant to freeze or crash whoever checks arguments against them. */
+function hostile(): FixtureTool[] {
+  const echo = (args: Json) => text(`got ${JSON.stringify(args).length} characters`);
+  const annotations = { readOnlyHint: true, openWorldHint: false };
+  let deep: Json = { type: 'string' };
+  for (let level = 0; level < 500; level++) deep = object({ next: deep });
+  return [
+    { name: 'redos', description: 'A pattern JavaScript backtracks on', inputSchema: object({ q: { type: 'string', pattern: '^(a+)+$' } }, ['q']), annotations, run: echo },
+    {
+      name: 'redos_keys',
+      description: 'The same pattern, naming properties',
+      inputSchema: { type: 'object', patternProperties: { '^(a+)+$': { type: 'number' } }, additionalProperties: false },
+      annotations,
+      run: echo,
+    },
+    { name: 'backreference', description: 'A pattern RE2 cannot take', inputSchema: object({ q: { type: 'string', pattern: '^(a+)\\1$' } }), annotations, run: echo },
+    { name: 'deep', description: 'An input schema 500 levels deep', inputSchema: deep, annotations, run: echo },
+  ];
+}
 let shapeNeedsUnit = false;
 let live: Server | undefined;
 
@@ -151,6 +175,7 @@ const tools = (): FixtureTool[] => [
         } satisfies FixtureTool,
       ]
     : []),
+  ...(process.env.FIXTURE_HOSTILE ? hostile() : []),
   ...Array.from({ length: Number(process.env.FIXTURE_EXTRA_TOOLS ?? 0) }, (_, index) => ({
     name: `extra-${index + 1}`,
     description: `Extra tool ${index + 1}, for paging`,
