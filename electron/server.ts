@@ -195,6 +195,33 @@ export function createLogger(level: LogLevel): pino.Logger {
   return pino({ level, base: undefined }, pino.destination(2));
 }
 
+/** How long `closeLogger` waits for log lines still queued for stderr. */
+export const LOG_FLUSH_MS = 1_000;
+
+/**
+ * Before the process exits: gives the log lines still queued for stderr up to `timeoutMs` to be
+ * written, then lets them go. pino's destination otherwise flushes them synchronously as the
+ * process exits, retrying for as long as the write fails; with stderr a pipe nobody reads any
+ * more (`capstan serve 2>&1 | head`: EPIPE) or reads too slowly (full), that retry never ended,
+ * and the process stopped listening but never exited.
+ */
+export async function closeLogger(logger: pino.Logger, timeoutMs = LOG_FLUSH_MS): Promise<void> {
+  // The destination pino.destination made (sonic-boom): `_writing` while a write is in flight, 'drain' once all is written.
+  const destination = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    | { _writing?: boolean; once?(event: 'drain', listener: () => void): void; flushSync?(): void }
+    | undefined;
+  if (!destination) return;
+  if (destination._writing === true && destination.once) {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      destination.once!('drain', resolve);
+    });
+    clearTimeout(timer);
+  }
+  destination.flushSync = () => {};
+}
+
 export interface ServerOptions extends Pick<ServeOptions, 'address' | 'port' | 'token'> {
   logger: FastifyBaseLogger;
   /** The built console; without it only the API answers. */

@@ -45,7 +45,7 @@ Commands:
 async function serve(args: string[]): Promise<void> {
   // The gateway's modules load with the host's, not after it: once the host exists its skills
   // are being read, and the gateway should listen without waiting behind them.
-  const [{ announce, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('../server'), import('../host'), import('../transports/http')]);
+  const [{ announce, closeLogger, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('../server'), import('../host'), import('../transports/http')]);
   const options = parseServeOptions(args, process.env);
   const logger = createLogger(options.logLevel);
   // Reading 10,000 skills allocates fast, and V8 answers by growing the young generation to its
@@ -70,6 +70,8 @@ async function serve(args: string[]): Promise<void> {
     await gateway.close();
     // Waits for the MCP servers Capstan started to exit (each is killed if it ignores SIGTERM).
     await host.close();
+    // The last log lines get a moment; a stderr nobody reads does not hold the exit.
+    await closeLogger(logger);
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
@@ -149,9 +151,11 @@ async function ledgerCommand(args: string[]): Promise<void> {
     } else if (sub === 'export') {
       let after = Number(values.after);
       if (!Number.isInteger(after) || after < 0) throw new UsageError(`--after must be a sequence number, got "${values.after}"`);
-      for (let page = ledger.query({ after, limit: 1000 }); page.length > 0; page = ledger.query({ after, limit: 1000 })) {
+      for (let page = ledger.query({ after, limit: 1000 }); page.length > 0 && !output.gone; page = ledger.query({ after, limit: 1000 })) {
         for (const entry of page) print(entry);
         after = page.at(-1)!.seq;
+        // A turn of the event loop between pages, so a reader that went away (`| head -1`) is heard of.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } else {
       throw new UsageError(`ledger needs verify, reseal, tail or export${sub ? `, not "${sub}"` : ''}`);
@@ -173,8 +177,35 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   tasks: async (args) => (await import('./operator')).tasksCommand(args),
 };
 
+/** Set once stdout's reader has gone away (EPIPE): nothing more is written to it. */
+const output = { gone: false };
+
+/**
+ * A reader that goes away is not a failure: `capstan ledger export | head -1`, `capstan serve |
+ * head -1`, a terminal closed under the process. Once stdout answers EPIPE nothing more is written
+ * to it, and a command that only prints is done: it ends there, quietly, with 0. `serve` keeps
+ * serving (its console line had nowhere to go; the API does not need it). A broken stderr is
+ * ignored likewise. `capstan mcp` is left out: its stdout is the MCP connection, its transport's.
+ */
+function quietOnBrokenPipes(command: string): void {
+  if (command === 'mcp') return;
+  const broken = (error: NodeJS.ErrnoException) => error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED';
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (!broken(error)) throw error;
+    if (output.gone) return;
+    output.gone = true;
+    process.stdout.write = () => true;
+    if (command !== 'serve') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (!broken(error)) throw error;
+    process.stderr.write = () => true;
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command) quietOnBrokenPipes(command);
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(await usage());
     return command ? 0 : 2;
