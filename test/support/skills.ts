@@ -66,3 +66,29 @@ export const loneSurrogate = (name: string) => skill(`name: ${name}\ndescription
 /** Frontmatter bytes that are not UTF-8 (0xff never is) on line 3. */
 export const invalidUtf8 = (name: string) =>
   Buffer.concat([Buffer.from(`---\nname: ${name}\ndescription: bad `), Buffer.from([0xff, 0xfe]), Buffer.from('\n---\nBody\n')]);
+
+/**
+ * A valid skill whose frontmatter is about `bytes` long: a `meta` tree of block mappings nested
+ * up to `depth` levels (the manifest's own fields stay at the top), like a generated catalog entry.
+ */
+export function nestedSkill(name: string, description: string, { bytes = 7_800, depth = 30 } = {}): string {
+  const lines = [`name: ${name}`, `description: ${description}`, 'meta:'];
+  let size = lines.join('\n').length;
+  for (let branch = 0; size < bytes; branch += 1) {
+    const levels = 1 + (branch % (depth - 1));
+    for (let level = 1; level <= levels && size < bytes; level += 1) {
+      const line = `${'  '.repeat(level)}k${branch}_${level}:${level === levels ? ' v' : ''}`;
+      lines.push(line);
+      size += line.length + 1;
+    }
+  }
+  return skill(lines.join('\n'));
+}
+
+/** A frontmatter nested `levels` deep, as flow sequences, flow mappings or compact block sequences. */
+export const deepSkill = (name: string, levels: number, style: 'flow-seq' | 'flow-map' | 'block-seq' = 'flow-seq') =>
+  skill(
+    `name: ${name}\ndescription: Nested ${levels} levels\ndeep: ${
+      style === 'flow-seq' ? `${'['.repeat(levels)}${']'.repeat(levels)}` : style === 'flow-map' ? `${'{a: '.repeat(levels)}x${'}'.repeat(levels)}` : `\n  ${'- '.repeat(levels)}x`
+    }`,
+  );

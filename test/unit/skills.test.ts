@@ -1,13 +1,13 @@
 import type { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
-import { skillsProvider } from '../../electron/providers/skills';
-import { MAX_FRONTMATTER_BYTES, parseSkillFile, readSkillBody } from '../../electron/providers/skills/skillFile';
+import { skillParses, skillsProvider } from '../../electron/providers/skills';
+import { MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_NODES, MAX_FRONTMATTER_PROPS, parseSkillFile, readSkillBody } from '../../electron/providers/skills/skillFile';
 import type { SkillContract } from '../../shared/capability';
-import { aliasBomb, invalidUtf8, loneSurrogate, skill, skillsDir, type SkillsDir } from '../support/skills';
+import { aliasBomb, deepSkill, invalidUtf8, loneSurrogate, nestedSkill, skill, skillsDir, type SkillsDir } from '../support/skills';
 
 // The real fs.watch, keeping each watcher so a test can make one fail.
 const watchers = vi.hoisted(() => [] as EventEmitter[]);
@@ -76,13 +76,41 @@ describe('SKILL.md parsing', () => {
     ['bytes that are not UTF-8', invalidUtf8('bad'), 3, /not valid UTF-8/],
     ['a surrogate encoded as UTF-8', Buffer.concat([Buffer.from('---\nname: x\n\ndescription: '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('\n---\n')]), 4, /not valid UTF-8/],
     ['a frontmatter over the limit', skill(`name: x\ndescription: y\nnotes: "${'n'.repeat(MAX_FRONTMATTER_BYTES)}"`), 2, /frontmatter is \d+ bytes, more than the 8192-byte limit/],
-    ['nesting as deep as the limit allows', skill(`name: x\ndescription: y\ndeep: ${'['.repeat(4000)}${']'.repeat(4000)}`), 4, /./],
+    ['nesting as deep as the size limit allows', skill(`name: x\ndescription: y\ndeep: ${'['.repeat(4000)}${']'.repeat(4000)}`), 4, /deeper than the 32-level limit/],
+    ['flow sequences 1000 levels deep', deepSkill('x', 1000, 'flow-seq'), 4, /^the frontmatter nests collections deeper than the 32-level limit for a manifest$/],
+    ['flow mappings 1000 levels deep', deepSkill('x', 1000, 'flow-map'), 4, /deeper than the 32-level limit/],
+    ['block sequences 1000 levels deep', deepSkill('x', 1000, 'block-seq'), 5, /deeper than the 32-level limit/],
+    ['one level past the depth limit', deepSkill('x', 32), 4, /deeper than the 32-level limit/],
+    ['more anchors and tags than allowed', skill(`name: x\ndescription: y\nz: ${'!t '.repeat(MAX_FRONTMATTER_PROPS + 1)}v`), 2, /more anchors and tags than the 100-property limit/],
+    ['more values than allowed', skill(`name: x\ndescription: y\nz: [${'a,'.repeat(MAX_FRONTMATTER_NODES)}]`), 4, /more values than the 2000-value limit/],
+    ['thousands of YAML errors', skill(`name: x\ndescription: y\n${'\t- a\n'.repeat(1500)}`), 4, /^invalid YAML: Tabs are not allowed as indentation$/],
   ])('explains %s with the line', (_case, text, line, reason) => {
     const parsed = parse(text);
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problem.line).toBe(line);
     expect(parsed.problem.reason).toMatch(reason);
+  });
+});
+
+describe('the frontmatter bounds', () => {
+  it('accepts nesting up to the limit, and keeps every hostile frontmatter quick to refuse', () => {
+    expect(parse(deepSkill('x', 31)).ok).toBe(true); // the top mapping and 31 levels below it
+    expect(parse(nestedSkill('x', 'Deep but legal', { depth: 31 })).ok).toBe(true);
+    const hostile = [
+      deepSkill('x', 1000, 'flow-seq'),
+      deepSkill('x', 1000, 'block-seq'),
+      aliasBomb('x'),
+      skill(`name: x\ndescription: y\n${'\t- a\n'.repeat(1500)}`),
+      skill(`name: x\ndescription: y\nz: ${'&a '.repeat(2500)}v`),
+      skill(`name: x\ndescription: y\nz: ${'['.repeat(7000)}`),
+    ];
+    for (const text of hostile) {
+      const started = performance.now();
+      expect(parse(text).ok).toBe(false);
+      // Loose (a loaded machine): unbounded, these took 0.05-0.2 s each, or overflowed the stack.
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
   });
 });
 
@@ -248,6 +276,62 @@ describe('the skills provider', () => {
     // The reload that found it watched its folder before reading it.
     dir.write('later', skill('name: later\ndescription: Edited in place'));
     await expect.poll(() => catalog.entries().find((e) => e.contract.name === 'later')?.contract.description, { timeout: 5_000 }).toBe('Edited in place');
+    catalog.close();
+  });
+
+  it('parses again only the files whose bytes changed', async () => {
+    const dir = fresh();
+    const past = new Date(Date.now() - 60_000);
+    for (const name of ['a', 'b', 'c']) utimesSync(dir.write(name, skill(`name: ${name}\ndescription: Skill ${name}`)), past, past);
+    mkdirSync(join(dir.dir, 'shared'));
+    writeFileSync(join(dir.dir, 'shared', 'linked.md'), skill('name: linked\ndescription: Linked'));
+    utimesSync(join(dir.dir, 'shared', 'linked.md'), past, past);
+    dir.link('linked/SKILL.md', join(dir.dir, 'shared', 'linked.md'));
+    const parsed: string[] = [];
+    skillParses.listener = (path) => parsed.push(path.slice(dir.dir.length + 1));
+    try {
+      const provider = skillsProvider([dir.dir]);
+      const names = async () => (await provider.load()).skills.map((s) => `${s.contract.name}: ${s.contract.description}`);
+      expect(await names()).toEqual(['a: Skill a', 'b: Skill b', 'c: Skill c', 'linked: Linked']);
+      expect(parsed.sort()).toEqual(['a/SKILL.md', 'b/SKILL.md', 'c/SKILL.md', 'linked/SKILL.md']);
+
+      parsed.length = 0;
+      await names();
+      expect(parsed).toEqual([]);
+      // Saved again with the same bytes: read, not parsed.
+      dir.write('b', skill('name: b\ndescription: Skill b'));
+      await names();
+      expect(parsed).toEqual([]);
+      // Edited: only that file is parsed; so is a link's target in a folder nobody watches.
+      dir.write('b', skill('name: b\ndescription: Edited'));
+      writeFileSync(join(dir.dir, 'shared', 'linked.md'), skill('name: linked\ndescription: Linked, edited'));
+      expect(await names()).toEqual(['a: Skill a', 'b: Edited', 'c: Skill c', 'linked: Linked, edited']);
+      expect(parsed.sort()).toEqual(['b/SKILL.md', 'linked/SKILL.md']);
+      // A folder removed and one added.
+      parsed.length = 0;
+      dir.remove('a');
+      dir.write('d', skill('name: d\ndescription: Skill d'));
+      expect(await names()).toEqual(['b: Edited', 'c: Skill c', 'd: Skill d', 'linked: Linked, edited']);
+      expect(parsed).toEqual(['d/SKILL.md']);
+    } finally {
+      skillParses.listener = null;
+    }
+  });
+
+  it('reloads a folder that never stops changing at least once a second', async () => {
+    const dir = fresh();
+    dir.write('busy', skill('name: busy\ndescription: Save 0'));
+    const catalog = new Catalog();
+    await catalog.addProvider(skillsProvider([dir.dir]));
+    const seen: string[] = [];
+    catalog.onChange(() => seen.push(catalog.entries()[0]!.contract.description));
+    // Saved every 50 ms for 2.5 s: the settling wait alone would never end.
+    for (let save = 1; save <= 50; save += 1) {
+      dir.write('busy', skill(`name: busy\ndescription: Save ${save}`));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => catalog.entries()[0]!.contract.description, { timeout: 5_000 }).toBe('Save 50');
     catalog.close();
   });
 

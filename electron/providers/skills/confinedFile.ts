@@ -4,7 +4,7 @@
  * every link is resolved, still inside the folder (a link must not bring in a file from
  * elsewhere). Links within the folder are followed.
  */
-import { constants, type Stats } from 'node:fs';
+import { constants, type BigIntStats } from 'node:fs';
 import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';
 
@@ -16,12 +16,27 @@ const isInside = (folder: string, path: string) => {
   return rest !== '' && rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest);
 };
 
+/** A file read from a skills folder: its bytes, its real path, and what it was when opened. */
+export interface ConfinedFile {
+  bytes: Buffer;
+  real: string;
+  stats: BigIntStats;
+}
+
 /**
  * The bytes of `path`, or null when nothing is there. `realFolder` is the folder's own real
  * path (links resolved). Throws RefusedFile for a file that will not be read; other errors
  * (permissions, I/O) are thrown as they are.
  */
 export async function readConfinedFile(realFolder: string, path: string, maxBytes: number): Promise<Buffer | null> {
+  return (await readConfined(realFolder, path, maxBytes))?.bytes ?? null;
+}
+
+/**
+ * What `path` is, with every check readConfinedFile makes short of opening it: its real path and
+ * stats (nanosecond times), or null when nothing is there. Throws as readConfinedFile does.
+ */
+export async function lookConfined(realFolder: string, path: string, maxBytes: number): Promise<{ real: string; stats: BigIntStats } | null> {
   let real: string;
   try {
     real = await realpath(path);
@@ -36,20 +51,28 @@ export async function readConfinedFile(realFolder: string, path: string, maxByte
 
   // Look before opening: opening a FIFO blocks until a writer comes, and opening a device can
   // have effects of its own.
-  const found = await stat(real);
-  if (!found.isFile()) throw new RefusedFile(`is not a regular file (${kindOf(found)}); only regular files are read`);
-  if (found.size > maxBytes) throw new RefusedFile(tooLarge(found.size, maxBytes));
+  const stats = await stat(real, { bigint: true });
+  if (!stats.isFile()) throw new RefusedFile(`is not a regular file (${kindOf(stats)}); only regular files are read`);
+  if (stats.size > BigInt(maxBytes)) throw new RefusedFile(tooLarge(stats.size, maxBytes));
+  return { real, stats };
+}
+
+/** readConfinedFile, also telling the file's real path and its stats as opened. */
+export async function readConfined(realFolder: string, path: string, maxBytes: number): Promise<ConfinedFile | null> {
+  const looked = await lookConfined(realFolder, path, maxBytes);
+  if (!looked) return null;
+  const { real, stats: found } = looked;
 
   // The file may be swapped between the look and the open: refuse a link in its place
   // (O_NOFOLLOW), never wait on a FIFO (O_NONBLOCK), and check that what was opened is what was
   // looked at. Windows has neither flag; there FIFOs and devices cannot sit in a folder.
   const handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
-    const opened = await handle.stat();
+    const opened = await handle.stat({ bigint: true });
     if (!opened.isFile() || opened.ino !== found.ino || opened.dev !== found.dev) throw new RefusedFile('changed while it was being read');
-    if (opened.size > maxBytes) throw new RefusedFile(tooLarge(opened.size, maxBytes));
+    if (opened.size > BigInt(maxBytes)) throw new RefusedFile(tooLarge(opened.size, maxBytes));
     // One byte more than its size, to notice a file that grew after the check.
-    const buffer = Buffer.alloc(opened.size + 1);
+    const buffer = Buffer.alloc(Number(opened.size) + 1);
     let filled = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
@@ -57,13 +80,13 @@ export async function readConfinedFile(realFolder: string, path: string, maxByte
       filled += bytesRead;
       if (filled === buffer.length) throw new RefusedFile('changed while it was being read');
     }
-    return buffer.subarray(0, filled);
+    return { bytes: buffer.subarray(0, filled), real, stats: opened };
   } finally {
     await handle.close();
   }
 }
 
-function kindOf(stats: Stats): string {
+function kindOf(stats: BigIntStats): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
@@ -71,5 +94,5 @@ function kindOf(stats: Stats): string {
   return 'not a file';
 }
 
-const tooLarge = (size: number, maxBytes: number) =>
+const tooLarge = (size: bigint, maxBytes: number) =>
   `is ${size} bytes, more than the ${maxBytes}-byte limit (skills.maxFileBytes in config.json)`;

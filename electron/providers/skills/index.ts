@@ -4,20 +4,32 @@
  * problem with one file, or with watching a directory, is a diagnostic naming it. One bad file
  * never stops the start nor keeps the other skills from loading and updating.
  */
-import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CapstanError } from '../../../shared/errors';
 import type { Provider, ProviderContents, SkillBody, SkillSource } from '../../catalog/provider';
 import { DEFAULT_SKILL_MAX_FILE_BYTES } from '../../config';
-import { readConfinedFile, RefusedFile } from './confinedFile';
+import { lookConfined, readConfined, readConfinedFile, RefusedFile } from './confinedFile';
 import { parseSkillFile, readSkillBody, SKILL_FILE } from './skillFile';
 
 export const SKILLS_PROVIDER = 'skills';
 /** Editors save in bursts (temp file, rename, chmod); wait for the burst to settle. */
-const WATCH_SETTLE_MS = 100;
+const WATCH_SETTLE_MS = 150;
+/** A folder that never settles (saved every 100 ms) is still reloaded at least this often. */
+const WATCH_MAX_WAIT_MS = 1_000;
+/**
+ * A file modified this close to the moment it was read may have changed again within the same
+ * tick of its file system's clock (a second on some), leaving its stats as they were: such a
+ * file is read again, and parsed only if its bytes differ, on its next check.
+ */
+const RACY_MS = 2_000n;
 
 type ProviderDiagnostic = ProviderContents['diagnostics'][number];
+
+/** Told the path of every SKILL.md the provider parses: tests count re-parses with it. */
+export const skillParses: { listener: ((path: string) => void) | null } = { listener: null };
 
 export interface SkillsOptions {
   /** config.json's `skills.maxFileBytes`: bigger SKILL.md files are refused. */
@@ -28,6 +40,7 @@ export function skillsProvider(dirs: readonly string[], { maxFileBytes = DEFAULT
   // Watching problems are reported with the next load, beside the files' own.
   const watchProblems = new Map<string, ProviderDiagnostic>();
   const watchers = new SkillWatchers(dirs, watchProblems);
+  const cache: SkillCache = new Map();
   return {
     name: SKILLS_PROVIDER,
     kind: 'skills',
@@ -35,7 +48,8 @@ export function skillsProvider(dirs: readonly string[], { maxFileBytes = DEFAULT
       // Watching starts with the first load and each folder is watched before it is read, so an
       // edit made while 10,000 files are read is not lost between the read and the watch.
       watchers.start();
-      const contents = await loadSkills(dirs, maxFileBytes, (dir, folder) => watchers.folder(dir, folder));
+      const changed = watchers.takeChanged();
+      const contents = await loadSkills(dirs, maxFileBytes, cache, changed, (dir, folder) => watchers.folder(dir, folder));
       return { ...contents, diagnostics: [...contents.diagnostics, ...watchProblems.values()] };
     },
     watch: (onChange) => watchers.listen(onChange),
@@ -60,10 +74,48 @@ const READ_CONCURRENCY = 64;
 
 type FolderResult = { skill: Omit<SkillSource, 'readBody'>; folder: string } | { diagnostic: ProviderDiagnostic } | null;
 
-async function loadSkills(dirs: readonly string[], maxFileBytes: number, beforeRead: (dir: string, folder: string) => void): Promise<ProviderContents> {
+/**
+ * What each skill folder gave at its last read, by `<dir>/<folder>`. A reload reuses it for the
+ * folders nothing was heard from, and parses a file again only when its bytes changed: saving one
+ * skill among 200 of 8 KiB each had every reload parse all 200, 0.6 s of work on every save.
+ */
+type SkillCache = Map<string, CachedFolder>;
+
+interface CachedFolder {
+  result: FolderResult;
+  /** The file's identity and times when read (path, device, inode, size, mtime, ctime); null when none was read. */
+  stamp: string | null;
+  /** The sha256 of the bytes parsed, so a file whose stats moved but bytes did not is not parsed again. */
+  hash: string | null;
+  /** Modified just before it was read: its stats are not trusted to show a later change. */
+  racy: boolean;
+  /**
+   * Looked at on every reload, heard from or not: SKILL.md is a link (its target may sit in a
+   * subfolder nobody watches), or it was refused or could not be read. Both cost no parse.
+   */
+  recheck: boolean;
+}
+
+/** What the watchers heard since the last load: the folders (`<dir>/<folder>`) to look at again, or everything. */
+interface Changed {
+  all: boolean;
+  folders: ReadonlySet<string>;
+}
+
+const stampOf = (real: string, stats: BigIntStats) => `${real}\0${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+async function loadSkills(
+  dirs: readonly string[],
+  maxFileBytes: number,
+  cache: SkillCache,
+  changed: Changed,
+  beforeRead: (dir: string, folder: string) => void,
+): Promise<ProviderContents> {
   const skills: SkillSource[] = [];
   const diagnostics: ProviderDiagnostic[] = [];
   const firstPath = new Map<string, string>();
+  const seen = new Set<string>();
   for (const dir of dirs) {
     let realDir: string;
     let folders: string[];
@@ -79,18 +131,16 @@ async function loadSkills(dirs: readonly string[], maxFileBytes: number, beforeR
       continue;
     }
     const readFolder = async (folder: string): Promise<FolderResult> => {
-      const path = join(dir, folder, SKILL_FILE);
+      const key = join(dir, folder);
+      seen.add(key);
       beforeRead(dir, folder);
-      try {
-        const bytes = await readConfinedFile(realDir, join(realDir, folder, SKILL_FILE), maxFileBytes);
-        if (!bytes) return null; // a folder without SKILL.md is not a skill
-        const parsed = parseSkillFile(path, bytes);
-        if (parsed.ok) return { skill: parsed.skill, folder };
-        const { capability, reason, line } = parsed.problem;
-        return { diagnostic: problem(path, reason, capability, line) };
-      } catch (error) {
-        return { diagnostic: problem(path, reasonOf(error)) };
-      }
+      const cached = cache.get(key);
+      const heardOf = changed.all || changed.folders.has(key);
+      // Nothing heard from this folder: what it gave last time stands.
+      if (cached && !heardOf && !cached.recheck) return cached.result;
+      const entry = await readSkillFolder(realDir, dir, folder, maxFileBytes, cached, !heardOf);
+      cache.set(key, entry);
+      return entry.result;
     };
     // Read in parallel, then taken in folder order, so which of two same-named skills wins
     // does not depend on which file came back first.
@@ -113,7 +163,48 @@ async function loadSkills(dirs: readonly string[], maxFileBytes: number, beforeR
       skills.push({ contract: skill.contract, readBody: () => rereadBody(folderDir, folder, maxFileBytes) });
     }
   }
+  // Folders that went (or directories that did) leave the cache with them.
+  for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key);
   return { tools: [], skills, diagnostics };
+}
+
+/**
+ * Reads one folder's SKILL.md and parses it, unless it is the file `cached` was made from: with
+ * `trustStats` (the watchers heard nothing from the folder) the same stats skip the read, unless
+ * racy; the same bytes always skip the parse.
+ */
+async function readSkillFolder(
+  realDir: string,
+  dir: string,
+  folder: string,
+  maxFileBytes: number,
+  cached: CachedFolder | undefined,
+  trustStats: boolean,
+): Promise<CachedFolder> {
+  const path = join(dir, folder, SKILL_FILE);
+  const own = join(realDir, folder, SKILL_FILE);
+  const unread = (result: FolderResult, recheck: boolean): CachedFolder => ({ result, stamp: null, hash: null, racy: false, recheck });
+  try {
+    if (trustStats && cached?.stamp && !cached.racy) {
+      const looked = await lookConfined(realDir, own, maxFileBytes);
+      if (looked && stampOf(looked.real, looked.stats) === cached.stamp) return cached;
+    }
+    const readAt = BigInt(Date.now()) * 1_000_000n;
+    const file = await readConfined(realDir, own, maxFileBytes);
+    if (!file) return unread(null, false); // a folder without SKILL.md is not a skill
+    const recheck = file.real !== own;
+    const stamp = stampOf(file.real, file.stats);
+    const racy = file.stats.mtimeNs > readAt - RACY_MS * 1_000_000n;
+    const hash = sha256(file.bytes);
+    if (cached?.hash === hash) return { ...cached, stamp, racy, recheck };
+    skillParses.listener?.(path);
+    const parsed = parseSkillFile(path, file.bytes);
+    const result: FolderResult = parsed.ok ? { skill: parsed.skill, folder } : { diagnostic: problem(path, parsed.problem.reason, parsed.problem.capability, parsed.problem.line) };
+    return { result, stamp, hash, racy, recheck };
+  } catch (error) {
+    // Refused or unreadable: looked at again on every reload that looks at the folder.
+    return unread({ diagnostic: problem(path, reasonOf(error)) }, true);
+  }
 }
 
 /** `map` with at most `limit` calls pending at once; results in the input's order. */
@@ -162,6 +253,11 @@ class SkillWatchers {
   /** Something changed before anyone listened (during the first load): told when they do. */
   #pending = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When the burst being waited out began: it is not waited out past WATCH_MAX_WAIT_MS. */
+  #burstStart: number | undefined;
+  /** Folders (`<dir>/<folder>`) heard from since the last load, or everything. */
+  #changed = new Set<string>();
+  #all = false;
 
   constructor(
     readonly dirs: readonly string[],
@@ -176,7 +272,19 @@ class SkillWatchers {
 
   /** Watches `<dir>/<folder>` if it is not yet. */
   folder(dir: string, folder: string): void {
-    this.#watch(dir, join(dir, folder), () => this.#settle());
+    const path = join(dir, folder);
+    this.#watch(dir, path, () => this.#heard(path));
+  }
+
+  /**
+   * What was heard since the last call, for a load to look at again. A load nobody heard a reason
+   * for (the first, or one the catalog asked for on its own) looks at everything.
+   */
+  takeChanged(): Changed {
+    const changed = { all: this.#all || this.#changed.size === 0, folders: this.#changed };
+    this.#changed = new Set();
+    this.#all = false;
+    return changed;
   }
 
   listen(onChange: () => void): () => void {
@@ -190,19 +298,34 @@ class SkillWatchers {
     };
   }
 
-  /** Editors save in bursts (temp file, rename, chmod): one reload when the burst settles. */
+  #heard(folder: string | null): void {
+    if (folder === null) this.#all = true;
+    else this.#changed.add(folder);
+    this.#settle();
+  }
+
+  /**
+   * Editors save in bursts (temp file, rename, chmod): one reload when the burst settles, and at
+   * least one every WATCH_MAX_WAIT_MS while a folder keeps changing.
+   */
   #settle(): void {
     if (!this.#onChange) {
       this.#pending = true;
       return;
     }
+    const now = Date.now();
+    this.#burstStart ??= now;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.#onChange, WATCH_SETTLE_MS);
+    const wait = Math.max(0, Math.min(WATCH_SETTLE_MS, this.#burstStart + WATCH_MAX_WAIT_MS - now));
+    this.#timer = setTimeout(() => {
+      this.#burstStart = undefined;
+      this.#onChange?.();
+    }, wait);
   }
 
   #unwatched(dir: string, error: unknown): void {
     this.problems.set(dir, problem(dir, `is no longer watched (${(error as Error).message}): edits to it show after a restart`));
-    this.#settle();
+    this.#heard(null);
   }
 
   #watch(dir: string, path: string, listener: (event: string, name: string | null) => void): void {
@@ -228,9 +351,12 @@ class SkillWatchers {
 
   /** An entry of a skills directory appeared or went: reload, and follow a new folder. */
   #folderEvent(dir: string, name: string | null): void {
-    this.#settle();
-    if (!name) return;
+    if (!name) {
+      this.#heard(null);
+      return;
+    }
     const path = join(dir, name);
+    this.#heard(path);
     void stat(path).then(
       (found) => (found.isDirectory() ? this.folder(dir, name) : this.#forget(path)),
       () => this.#forget(path),

@@ -6,7 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { LineCounter, parseDocument, isMap, isScalar } from 'yaml';
+import { Composer, isMap, isScalar, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
 import { z } from 'zod';
 import { CAPABILITY_NAME_PATTERN } from '../../../shared/capability';
 import type { SkillBody, SkillSource } from '../../catalog/provider';
@@ -19,7 +19,17 @@ export const SKILL_FILE = 'SKILL.md';
  */
 export const MAX_FRONTMATTER_BYTES = 8 * 1024;
 /** Alias expansions allowed in the manifest; past it `yaml` stops with an error (a billion-laughs file). */
-const MAX_ALIAS_COUNT = 100;
+export const MAX_ALIAS_COUNT = 100;
+/**
+ * Collections nested in collections, the top mapping counting as one. Composing a YAML tree
+ * recurses once per level: 1000 levels fit in 2 KiB (`[[[…`, `- - - …`) and 3000 overflowed the
+ * stack. A manifest needs two or three.
+ */
+export const MAX_FRONTMATTER_DEPTH = 32;
+/** Values (keys, items, scalars, aliases) in a manifest: checking keys for duplicates grows with their square. */
+export const MAX_FRONTMATTER_NODES = 2000;
+/** Anchors and tags in a manifest: thousands of them on one node cost `yaml` 0.2 s of error reports. */
+export const MAX_FRONTMATTER_PROPS = 100;
 
 export interface SkillFileProblem {
   line: number | null;
@@ -68,6 +78,67 @@ function split(bytes: Buffer): Split | null {
   return { manifest: bytes.subarray(start, end), body: bytes.subarray(end + match[0].length) };
 }
 
+/**
+ * Checks the frontmatter's shape against the limits above on the parser's token tree, before the
+ * (recursive) composition into a document: an explicit stack, so any depth is measured safely.
+ * Returns the first bound passed and the offset where, or null.
+ */
+function beyondBounds(tokens: readonly CST.Token[]): { reason: string; offset: number } | null {
+  let nodes = 0;
+  let props = 0;
+  const pending: { token: CST.Token; depth: number }[] = [];
+  const countProps = (tokens: readonly CST.Token[] | undefined) => {
+    for (const token of tokens ?? []) if (token.type === 'anchor' || token.type === 'tag') props += 1;
+  };
+  for (const token of tokens) pending.push({ token, depth: 0 });
+  while (pending.length > 0) {
+    const { token, depth } = pending.pop()!;
+    if (token.type === 'document') {
+      countProps(token.start);
+      if (token.value) pending.push({ token: token.value, depth });
+      continue;
+    }
+    if (token.type === 'block-scalar') countProps(token.props);
+    if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      nodes += 1;
+      const inner = depth + 1;
+      if (inner > MAX_FRONTMATTER_DEPTH) {
+        return { reason: `the frontmatter nests collections deeper than the ${MAX_FRONTMATTER_DEPTH}-level limit for a manifest`, offset: token.offset };
+      }
+      for (const item of token.items) {
+        countProps(item.start);
+        countProps(item.sep);
+        if (item.key) pending.push({ token: item.key, depth: inner });
+        if (item.value) pending.push({ token: item.value, depth: inner });
+      }
+      if (token.type === 'flow-collection') countProps(token.end);
+    } else if (token.type === 'block-scalar' || token.type === 'alias' || token.type.endsWith('scalar')) {
+      nodes += 1;
+      if ('end' in token) countProps(token.end);
+    }
+    if (nodes > MAX_FRONTMATTER_NODES) return { reason: `the frontmatter holds more values than the ${MAX_FRONTMATTER_NODES}-value limit for a manifest`, offset: token.offset };
+    if (props > MAX_FRONTMATTER_PROPS) return { reason: `the frontmatter holds more anchors and tags than the ${MAX_FRONTMATTER_PROPS}-property limit for a manifest`, offset: token.offset };
+  }
+  return null;
+}
+
+/**
+ * `parseDocument` from tokens already parsed, without its pretty errors: quoting each of 1,600
+ * errors (8 KiB of tab-indented lines) with its context took 0.2 s; the diagnostic has the line.
+ */
+function composeDocument(tokens: readonly CST.Token[], length: number): Document.Parsed {
+  let document: Document.Parsed | undefined;
+  for (const next of new Composer({ uniqueKeys: true }).compose(tokens, true, length)) {
+    if (!document) {
+      document = next;
+      continue;
+    }
+    document.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'the frontmatter holds more than one YAML document'));
+    break;
+  }
+  return document!; // compose(…, forceDoc) always yields one
+}
+
 /** The 1-based line of the first bytes that are not UTF-8 (lone surrogates encoded as UTF-8 included). */
 function firstBadUtf8Line(bytes: Buffer): number {
   let line = 1;
@@ -114,15 +185,19 @@ export function parseSkillFile(
   const lineCounter = new LineCounter();
   // Frontmatter starts on line 2 of the file, after the opening fence.
   const lineAt = (offset: number | undefined) => (offset === undefined ? null : lineCounter.linePos(offset).line + 1);
-  let document: ReturnType<typeof parseDocument>;
+  let document: Document.Parsed;
   let raw: Record<string, unknown>;
   try {
-    document = parseDocument(parts.manifest.toString('utf8'), { lineCounter, uniqueKeys: true });
+    const text = parts.manifest.toString('utf8');
+    const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
+    const beyond = beyondBounds(tokens);
+    if (beyond) return fail(beyond.reason, lineAt(beyond.offset));
+    document = composeDocument(tokens, text.length);
     const [yamlError] = document.errors;
     if (yamlError) return fail(`invalid YAML: ${yamlError.message.split('\n')[0]}`, lineAt(yamlError.pos[0]));
     raw = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
   } catch (error) {
-    // `yaml` throws past its limits: too many aliases, or nesting deeper than the stack.
+    // `yaml` throws past its limits: too many aliases expanded (a billion-laughs file).
     return fail(`YAML beyond limits: ${(error as Error).message}`, 2);
   }
   const fields = document.contents;
