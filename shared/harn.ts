@@ -20,7 +20,7 @@ export const DEFAULT_HARN_PERMISSION_TIMEOUT_MS = 55_000;
 export const HarnConfig = z.strictObject({
   command: z.string().min(1).default(DEFAULT_HARN_COMMAND),
   args: z.array(z.string()).default([...DEFAULT_HARN_ARGS]),
-  /** Added to Capstan's own environment for the child. */
+  /** The child's environment besides the allowed few of Capstan's own (PATH, HOME, USER...; never CAPSTAN_TOKEN): providers/childEnvironment.ts. */
   env: z.record(z.string().regex(/^[^=\0]+$/, 'is not a valid environment variable name'), z.string()).default({}),
   timeoutMs: z.number().int().min(1_000).max(7 * 24 * 3_600_000).default(DEFAULT_HARN_TIMEOUT_MS),
   permissionTimeoutMs: z.number().int().min(1_000).max(600_000).default(DEFAULT_HARN_PERMISSION_TIMEOUT_MS),
