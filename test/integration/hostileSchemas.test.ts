@@ -82,6 +82,35 @@ describe('a hostile MCP server’s schemas', { timeout: 60_000 }, () => {
     }
   });
 
+  it('a backtracking pattern in an outputSchema: the server’s own answer is checked with RE2, refused at once, GET /tools within 100 ms meanwhile', async () => {
+    await listTools();
+    const hostile = Array.from({ length: 4 }, () => timed(() => gw.call({ tool: 'fixture:redos_output', arguments: { q: HOSTILE } })));
+    const list = timed(listTools);
+    const [calls, listed] = await Promise.all([Promise.all(hostile), list]);
+    for (const { value, ms } of calls) {
+      // The tool ran; its answer does not match its own outputSchema, which a call reports as TOOL_FAILED.
+      expect(value.body.error).toMatchObject({ code: 'TOOL_FAILED' });
+      expect(String(value.body.error?.message)).toContain("does not match the tool's output schema");
+      expect(ms).toBeLessThan(2_000);
+    }
+    console.info(`GET /tools during 4 hostile answers: ${listed.ms.toFixed(1)} ms; calls ${calls.map(({ ms }) => ms.toFixed(1)).join(', ')} ms`);
+    expect(listed.ms).toBeLessThan(100);
+    const matching = await gw.call({ tool: 'fixture:redos_output', arguments: { q: 'a'.repeat(10_000) } });
+    expect(matching.body).toMatchObject({ ok: true, result: { structuredContent: { q: 'a'.repeat(10_000) } } });
+  });
+
+  it('an outputSchema RE2 cannot take, or 500 levels deep, makes its tool a diagnostic, as in an inputSchema', async () => {
+    const { body: diagnostics } = await send(gw, 'GET', '/diagnostics');
+    const reasons = [...JSON.stringify(diagnostics).matchAll(/"reason":("(?:[^"\\]|\\.)*")/g)].map((match) => JSON.parse(match[1]!) as string);
+    expect(reasons).toContain(
+      'tool "backreference_output" is invalid: outputSchema does not compile: pattern "^(a+)\\\\1$" uses a backreference, which RE2 cannot evaluate in linear time',
+    );
+    expect(reasons).toContain('tool "deep_output" is invalid: outputSchema nests deeper than 100 levels');
+    for (const tool of ['fixture:backreference_output', 'fixture:deep_output']) {
+      expect((await gw.call({ tool, arguments: { q: 'aa' } })).body.error, tool).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    }
+  });
+
   it('an agent without execute on the tool is refused NOT_GRANTED, its arguments never checked', async () => {
     const refused = await asAgent({ tool: 'fixture:redos', arguments: { q: HOSTILE } });
     expect(refused.body.error).toMatchObject({ code: 'NOT_GRANTED', held: 'none' });

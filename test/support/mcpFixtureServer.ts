@@ -21,7 +21,9 @@
  * - FIXTURE_HOSTILE=1 adds schemas a hostile server could send (issue 18): `redos` (a `pattern`
  *   that backtracks catastrophically in JavaScript), `redos_keys` (the same as a
  *   `patternProperties` name), `backreference` (a pattern RE2 cannot take) and `deep` (an input
- *   schema nested 500 levels deep); each echoes what it was given
+ *   schema nested 500 levels deep); each echoes what it was given. And the same in outputSchemas:
+ *   `redos_output`, `backreference_output` and `deep_output` answer their argument `q` as
+ *   structuredContent `{ q }`, so a caller can make the server answer what backtracks
  * - FIXTURE_EXIT_ON_PROBE=1: a 2025-only server that exits when its first request is not
  *   `initialize`, as servers on some SDKs do when probed for the 2026-07-28 revision
  */
@@ -50,6 +52,9 @@ function hostile(): FixtureTool[] {
   const annotations = { readOnlyHint: true, openWorldHint: false };
   let deep: Json = { type: 'string' };
   for (let level = 0; level < 500; level++) deep = object({ next: deep });
+  // Answers `q` back as its structuredContent, so the caller decides what the outputSchema is checked against.
+  const answer = (args: Json) => ({ ...text('answered'), structuredContent: { q: String(args.q) } });
+  const output = (pattern: string) => object({ q: { type: 'string', pattern } }, ['q']);
   return [
     { name: 'redos', description: 'A pattern JavaScript backtracks on', inputSchema: object({ q: { type: 'string', pattern: '^(a+)+$' } }, ['q']), annotations, run: echo },
     {
@@ -61,6 +66,23 @@ function hostile(): FixtureTool[] {
     },
     { name: 'backreference', description: 'A pattern RE2 cannot take', inputSchema: object({ q: { type: 'string', pattern: '^(a+)\\1$' } }), annotations, run: echo },
     { name: 'deep', description: 'An input schema 500 levels deep', inputSchema: deep, annotations, run: echo },
+    {
+      name: 'redos_output',
+      description: 'The backtracking pattern in its outputSchema; answers q as structuredContent',
+      inputSchema: object({ q: { type: 'string' } }, ['q']),
+      outputSchema: output('^(a+)+$'),
+      annotations,
+      run: answer,
+    },
+    {
+      name: 'backreference_output',
+      description: 'A pattern RE2 cannot take, in its outputSchema',
+      inputSchema: object({ q: { type: 'string' } }, ['q']),
+      outputSchema: output('^(a+)\\1$'),
+      annotations,
+      run: answer,
+    },
+    { name: 'deep_output', description: 'An outputSchema 500 levels deep', inputSchema: object({ q: { type: 'string' } }), outputSchema: deep, annotations, run: answer },
   ];
 }
 let shapeNeedsUnit = false;

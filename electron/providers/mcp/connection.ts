@@ -4,11 +4,14 @@
  * revision is negotiated (`versionNegotiation: 'auto'`): a 2026-07-28 server is spoken to in its
  * revision, a 2025 one in its own. A verdict from an earlier connection can be handed back
  * (`prior`) to skip the probe. A connection is opened once and closed once; reconnecting is a
- * new connection (the provider's business).
+ * new connection (the provider's business). A tool's `structuredContent` is checked against its
+ * `outputSchema` with RE2 for patterns, never the SDK's own Ajv and backtracking `RegExp`
+ * (outputSchemas.ts).
  */
 import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type PriorDiscovery, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { childEnvironment } from '../childEnvironment';
+import { OutputSchemaValidator } from './outputSchemas';
 import type { McpSettings } from './settings';
 import type { StderrTail } from './stderrTail';
 
@@ -40,15 +43,19 @@ export class McpConnection {
   private constructor(
     readonly client: Client,
     private readonly transport: Transport,
+    /** What the client checks results against: the provider prepares it with each listing. */
+    readonly outputSchemas: OutputSchemaValidator,
   ) {}
 
   static async open(settings: McpSettings, events: ConnectionEvents, prior?: PriorDiscovery): Promise<McpConnection> {
     const transport = createTransport(settings, events.stderr);
+    const outputSchemas = new OutputSchemaValidator();
     const client = new Client(CLIENT_INFO, {
       versionNegotiation: { mode: 'auto' },
+      jsonSchemaValidator: outputSchemas,
       listChanged: { tools: { autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => events.onToolsChanged() } },
     });
-    const connection = new McpConnection(client, transport);
+    const connection = new McpConnection(client, transport, outputSchemas);
     client.onclose = () => {
       if (!connection.#closing) events.onLost(settings.transport === 'stdio' ? 'the server process exited' : 'the connection to the server closed');
     };

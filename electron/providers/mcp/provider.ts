@@ -43,6 +43,8 @@ export class McpServerProvider implements Provider {
   /** Grows with each connection that reached `ready`: the catalog's binding generation follows it. */
   #connections = 0;
   #tools: Tool[] = [];
+  /** The listed tools whose outputSchema does not compile (outputSchemas.ts): diagnostics, by name. */
+  #outputProblems = new Map<string, string>();
   #status: ProviderStatus;
   #failures = 0;
   /**
@@ -82,7 +84,13 @@ export class McpServerProvider implements Provider {
   }
 
   load(): ProviderContents {
-    return { tools: this.#tools.map((tool) => this.#definition(tool)), skills: [], diagnostics: [], connection: this.#connections };
+    const problems = this.#outputProblems;
+    return {
+      tools: this.#tools.filter((tool) => !problems.has(tool.name)).map((tool) => this.#definition(tool)),
+      skills: [],
+      diagnostics: [...problems.values()].map((reason) => ({ path: null, line: null, capability: null, reason })),
+      connection: this.#connections,
+    };
   }
 
   watch(onChange: (change: ProviderChange) => void): () => void {
@@ -139,8 +147,10 @@ export class McpServerProvider implements Provider {
       if (attempt !== this.#attempt) return void (await connection.close());
       this.#connection = connection;
       const tools = await connection.listTools(this.#settings.timeoutMs);
+      const problems = await connection.outputSchemas.prepare(tools);
       if (attempt !== this.#attempt) return;
       this.#tools = tools;
+      this.#outputProblems = problems;
       this.#connections += 1;
       this.#failures = 0;
       this.#status = this.#state('ready', null, connection.protocolVersion);
@@ -218,8 +228,10 @@ export class McpServerProvider implements Provider {
     if (attempt !== this.#attempt || !connection) return;
     try {
       const tools = await connection.listTools(this.#settings.timeoutMs);
+      const problems = await connection.outputSchemas.prepare(tools);
       if (attempt !== this.#attempt) return;
       this.#tools = tools;
+      this.#outputProblems = problems;
       this.#onChange?.('contents');
     } catch (error) {
       this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server did not list its tools after list_changed');
