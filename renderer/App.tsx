@@ -1,9 +1,10 @@
 /**
- * The console page: header with the catalog's figures and the ways into Providers, Diagnostics
- * and Settings; the capability list; the selected capability and recent executions; the
+ * The console page: header with the catalog's figures, the agents' calls waiting for approval,
+ * and the ways into Providers, Diagnostics and Settings; the capability list; the selected capability and recent executions; the
  * activity dock with the Tasks and Ledger views.
  */
 import { toErrorBody } from './api/errors';
+import { ApprovalsIndicator } from './features/approvals/ApprovalsIndicator';
 import { ActivityDock } from './features/dock/ActivityDock';
 import { DiagnosticsButton } from './features/diagnostics/DiagnosticsButton';
 import { DiagnosticsPanel } from './features/diagnostics/DiagnosticsPanel';
@@ -57,6 +58,7 @@ export function App() {
         </div>
         {entries && whitelist && <RegistryCounts entries={entries} whitelist={whitelist} generation={registry.catalogGeneration} />}
         <nav className="app-header__nav" aria-label="Console">
+          {entries && <ApprovalsIndicator />}
           <LiveIndicator />
           {entries && (
             <>

@@ -40,6 +40,8 @@ interface ConsoleUiState {
   taskSession: string;
   /** What the Ledger view shows; empty shows every entry. */
   ledgerFilter: LedgerFilter;
+  /** Grows each time the operator asks for the Approvals queue (the header's indicator, the `a` key): the queue brings its oldest approval into view. */
+  approvalsRequested: number;
   setFilter(filter: ToolFilter): void;
   setKind(kind: KindFilter): void;
   setProvider(provider: string | null): void;
@@ -57,6 +59,8 @@ interface ConsoleUiState {
   setLedgerFilter(filter: LedgerFilter): void;
   /** Opens the Ledger view on these entries (a requestId or task chosen elsewhere on the page). */
   showLedger(filter: LedgerFilter): void;
+  /** Opens the Approvals view and asks it to bring the oldest waiting approval, Approve and Deny included, into view. */
+  showApprovals(): void;
 }
 
 export const useConsoleUi = create<ConsoleUiState>()((set) => ({
@@ -73,6 +77,7 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   dockSize: 'collapsed',
   taskSession: DEFAULT_SESSION,
   ledgerFilter: {},
+  approvalsRequested: 0,
   setFilter: (filter) => set({ filter }),
   setKind: (kind) => set({ kind }),
   setProvider: (provider) => set({ provider }),
@@ -89,4 +94,6 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   setTaskSession: (taskSession) => set({ taskSession }),
   setLedgerFilter: (ledgerFilter) => set({ ledgerFilter }),
   showLedger: (ledgerFilter) => set((ui) => ({ ledgerFilter, dockTab: 'ledger', dockSize: ui.dockSize === 'collapsed' ? 'open' : ui.dockSize })),
+  showApprovals: () =>
+    set((ui) => ({ dockTab: 'approvals', dockSize: ui.dockSize === 'collapsed' ? 'open' : ui.dockSize, approvalsRequested: ui.approvalsRequested + 1 })),
 }));

@@ -2,7 +2,8 @@
  * axe-core over every view of the console, in the light theme and in the dark one: the registry,
  * a tool's and a skill's detail with a run in Recent executions, the review dialog, the inspect
  * drawer, Settings (every tab), Providers, Diagnostics, and the dock's Tasks (with an agent's
- * sessions grouped, its ended one unfolded), Ledger and Approvals. One walk in one page, so it
+ * sessions grouped, its ended one unfolded), Ledger and Approvals (empty, with an agent's call waiting and
+ * the header's indicator, with an approved call's outcome). One walk in one page, so it
  * costs one gateway, not thirty. The findings of the whole walk are collected, so a failure lists
  * every view's violations at once.
  */
@@ -118,6 +119,25 @@ a11yTest('axe-core finds no violations in any view, in the light theme or the da
   await tasks.getByRole('button', { name: '1 ended session' }).click();
   await expect(tasks.getByRole('list', { name: 'Ended sessions of agent:a11y-bot' }).getByRole('listitem')).toHaveCount(1);
   await check('dock: Tasks with agent sessions', DOCK);
+
+  // An agent's call waiting for approval: the header's indicator, then the queue with its card;
+  // approved, it fails (a destination config.json does not allow), and its outcome shows beside the decision.
+  void fetch(`${capstan.origin}/tools/call`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tool: 'http_check', arguments: { url: 'http://127.0.0.1:9/' } }),
+  }).catch(() => undefined);
+  const indicator = page.getByTestId('approvals-indicator');
+  await expect(indicator).toBeVisible();
+  await check('header with an approval waiting', 'header.app-header');
+  await indicator.click();
+  const approvals = page.getByRole('tabpanel', { name: /^Approvals/ });
+  const card = approvals.getByRole('article', { name: /asks to run http_check/ });
+  await expect(card).toBeFocused();
+  await check('dock: Approvals with a call waiting', DOCK);
+  await card.getByRole('button', { name: 'Approve and run' }).click();
+  await expect(approvals.getByTestId('approval-outcome')).toHaveText('Failed: DESTINATION_REFUSED');
+  await check('dock: Approvals with an outcome', DOCK);
 
   expect(found).toEqual([]);
 });

@@ -102,3 +102,109 @@ approvalsTest('a denied call answers the agent with CONFIRMATION_DENIED and the 
   await expect(denied).toContainText('not on production');
   await expect(panel.getByText('No agent is waiting.')).toBeVisible();
 });
+
+/**
+ * Records each Notification the page constructs (title and body), in the page before its own
+ * script runs; the real constructor still runs. A string: it runs in the page, whose types the
+ * tests' TypeScript project does not have.
+ */
+const RECORD_NOTIFICATIONS = `
+  window.__notifications = [];
+  const Real = window.Notification;
+  if (Real) {
+    class Recorded extends Real {
+      constructor(title, options) {
+        window.__notifications.push({ title, body: options && options.body });
+        super(title, options);
+      }
+    }
+    window.Notification = Recorded;
+  }`;
+
+const notifiedTest = approvalsTest.extend({
+  page: async ({ page, context }, use) => {
+    await context.grantPermissions(['notifications']);
+    await page.addInitScript({ content: RECORD_NOTIFICATIONS });
+    await use(page);
+  },
+});
+
+const notifications = (page: Page) => page.evaluate<{ title: string; body: string }[]>('window.__notifications');
+
+notifiedTest('a waiting call shows in the header, the title and a notification; A opens the queue; each decision shows what happened', async ({
+  consolePage,
+  page,
+  capstan,
+  agentToken,
+  target,
+}) => {
+  void consolePage;
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await expect(page).toHaveTitle('Capstan');
+  await expect(page.getByTestId('approvals-indicator')).toHaveCount(0);
+
+  // Notifications are the operator's choice, made in the queue; the page never asked on load.
+  expect(await page.evaluate<string>('Notification.permission')).toBe('granted');
+  let panel = await openApprovals(page);
+  await panel.getByRole('button', { name: 'Notify me of new approvals' }).click();
+  await expect(panel.getByTestId('approvals-notify')).toContainText('Desktop notifications on');
+  await page.getByRole('button', { name: 'Collapse the activity dock' }).click();
+  await expect(panel).toBeHidden();
+  expect(await notifications(page)).toEqual([]);
+
+  const approved = agentCall(capstan, agentToken, { url: `${target.url}/health` });
+  const indicator = page.getByTestId('approvals-indicator');
+  await expect(indicator).toContainText(/^1\s*approval\s*· oldest \d+ s$/);
+  await expect(page).toHaveTitle('(1) Capstan');
+  await expect.poll(() => notifications(page)).toEqual([
+    { title: 'Approval needed', body: 'agent:e2e-agent asks to run http_check (medium risk). Review it in Approvals.' },
+  ]);
+  await expect(indicator).toHaveAttribute('aria-keyshortcuts', 'a');
+  // The header makes room for it and keeps one line: the last figure ends before the buttons begin.
+  expect((await page.getByRole('banner').boundingBox())?.height).toBeLessThan(64);
+  const lastFigure = await page.getByLabel('Registry summary').locator('.counts__item:visible').last().boundingBox();
+  const nav = await page.getByRole('navigation', { name: 'Console' }).boundingBox();
+  expect(lastFigure && nav && lastFigure.x + lastFigure.width <= nav.x).toBe(true);
+
+  // `a` from outside a text field opens the queue on the oldest, its decision in view without scrolling.
+  await page.locator('body').click({ position: { x: 5, y: 700 } });
+  await page.keyboard.press('a');
+  panel = page.getByRole('tabpanel', { name: /^Approvals/ });
+  const first = panel.getByRole('article', { name: 'agent:e2e-agent asks to run http_check' });
+  await expect(first).toBeFocused();
+  await expect(first.getByRole('button', { name: 'Approve and run' })).toBeInViewport({ ratio: 1 });
+  await expect(first.getByRole('button', { name: 'Deny' })).toBeInViewport({ ratio: 1 });
+  await first.getByRole('button', { name: 'Approve and run' }).click();
+  expect(await approved).toMatchObject({ status: 200, body: { ok: true, result: { status: 204 } } });
+  const approvedRow = panel.getByRole('listitem').filter({ hasText: 'Approved' });
+  await expect(approvedRow.getByTestId('approval-outcome')).toHaveText(/^Ran ok in [\d.]+ ms$/);
+  await expect(page).toHaveTitle('Capstan');
+  await expect(indicator).toHaveCount(0);
+
+  // At 1440×900, from the header's indicator: a second call, denied.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.getByRole('button', { name: 'Collapse the activity dock' }).click();
+  const denied = agentCall(capstan, agentToken, { url: `${target.url}/drop-tables` });
+  await expect(indicator).toContainText(/^1\s*approval\s*· oldest \d+ s$/);
+  await expect(page).toHaveTitle('(1) Capstan');
+  await expect.poll(async () => (await notifications(page)).length).toBe(2);
+  await indicator.click();
+  const second = panel.getByRole('article', { name: /asks to run http_check/ });
+  await expect(second).toBeFocused();
+  await expect(second.getByRole('button', { name: 'Deny' })).toBeInViewport({ ratio: 1 });
+  await expect(second.getByRole('button', { name: 'Approve and run' })).toBeInViewport({ ratio: 1 });
+  await second.getByRole('button', { name: 'Deny' }).click();
+  expect((await denied).status).toBe(403);
+  await expect(panel.getByRole('listitem').filter({ hasText: 'Denied' })).toContainText('did not run');
+
+  // A third, approved, that fails: its code is beside the decision.
+  const refused = agentCall(capstan, agentToken, { url: 'http://10.0.0.1:9/' });
+  await expect(page).toHaveTitle('(1) Capstan');
+  await panel.getByRole('article', { name: /asks to run http_check/ }).getByRole('button', { name: 'Approve and run' }).click();
+  expect((await refused).body.error?.code).toBe('DESTINATION_REFUSED');
+  await expect(panel.getByRole('listitem').filter({ hasText: 'Approved' }).getByTestId('approval-outcome')).toHaveText(['Failed: DESTINATION_REFUSED', /^Ran ok/]);
+
+  await expect(page).toHaveTitle('Capstan');
+  await expect(indicator).toHaveCount(0);
+  expect(target.received).toEqual(['/health']);
+});

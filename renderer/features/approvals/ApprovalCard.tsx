@@ -37,7 +37,8 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
   };
 
   return (
-    <article className="approval" aria-label={`${principal} asks to run ${tool.name}`} data-approval-id={id}>
+    // Focusable by script: opening the queue from the header or with `a` brings the oldest here.
+    <article className="approval" aria-label={`${principal} asks to run ${tool.name}`} data-approval-id={id} tabIndex={-1}>
       <header className="approval__header">
         <Icon name="hourglass" />
         <span>

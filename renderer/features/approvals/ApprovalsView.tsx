@@ -1,8 +1,11 @@
 /**
  * The Approvals view: agents' calls waiting for the operator, oldest first (the order to decide
- * them in), then the recent ones that ended: approved, denied, expired, or withdrawn because
- * their task stopped. Events keep it current; nothing is polled.
+ * them in), then the recent ones that ended: approved (with what the call did), denied, expired,
+ * or withdrawn because their task stopped. Events keep it current; nothing is polled. Opened
+ * from the header's indicator or with `a`, it brings the oldest approval into view, Approve and
+ * Deny included, and focuses it.
  */
+import { useLayoutEffect, useRef, type RefObject } from 'react';
 import type { ApprovalStatus, ApprovalView } from '../../../shared/approvals';
 import { toErrorBody } from '../../api/errors';
 import { useConsoleUi } from '../../state/uiStore';
@@ -10,11 +13,16 @@ import { ErrorNotice } from '../../ui/ErrorNotice';
 import { clockTime } from '../../ui/format';
 import { Icon, type IconName } from '../../ui/Icon';
 import { ApprovalCard, span } from './ApprovalCard';
+import { ApprovalOutcome } from './ApprovalOutcome';
+import { APPROVALS_SHORTCUT } from './ApprovalsIndicator';
+import { NotifyControl } from './NotifyControl';
 import { useApprovals } from './useApprovals';
 import './approvals.css';
 
 export function ApprovalsView() {
   const query = useApprovals();
+  const view = useRef<HTMLDivElement>(null);
+  useOldestInView(view, query.data !== undefined);
   if (!query.data) {
     return query.error ? (
       <ErrorNotice what="Could not read the approvals" error={toErrorBody(query.error)} />
@@ -26,15 +34,19 @@ export function ApprovalsView() {
   }
   const { pending, recent, timeoutMs } = query.data;
   return (
-    <div className="approvals-view">
+    <div className="approvals-view" ref={view}>
       <section aria-labelledby="approvals-pending-heading" className="approvals-view__section">
-        <h3 id="approvals-pending-heading" className="subheading">
-          Waiting for you ({pending.length})
-        </h3>
+        <div className="approvals-view__top">
+          <h3 id="approvals-pending-heading" className="subheading">
+            Waiting for you ({pending.length})
+          </h3>
+          <NotifyControl />
+        </div>
         {pending.length === 0 ? (
           <p className="muted">
             No agent is waiting. A call from an agent to a tool that needs confirmation waits here for {span(timeoutMs)}, then fails as
-            expired.
+            expired. When one waits, the header says so; press <kbd>{APPROVALS_SHORTCUT.toUpperCase()}</kbd> from anywhere but a text field
+            to come here.
           </p>
         ) : (
           pending.map((approval) => <ApprovalCard key={approval.id} approval={approval} />)
@@ -72,6 +84,7 @@ function RecentApproval({ approval }: { approval: ApprovalView }) {
         <Icon name={look.icon} />
         {look.label}
       </span>
+      {approval.status === 'approved' ? <ApprovalOutcome requestId={approval.requestId} /> : <span className="muted">did not run</span>}
       <code>{approval.tool.name}</code>
       <span>{approval.principal}</span>
       {approval.decidedAt && <span className="muted">{clockTime(approval.decidedAt)}</span>}
@@ -82,4 +95,38 @@ function RecentApproval({ approval }: { approval: ApprovalView }) {
       </button>
     </li>
   );
+}
+
+/**
+ * Each time the operator asks for the queue (approvalsRequested grows), the oldest approval is
+ * scrolled to the top of the dock and focused. When the dock, open, is too short to show it down
+ * to Approve and Deny, it is maximized (Restore gives the detail pane back).
+ */
+/** The last request handled, kept across the view's mounts: the request that opens the dock comes before the view exists. */
+let handledRequest = 0;
+
+function useOldestInView(view: RefObject<HTMLDivElement | null>, ready: boolean): void {
+  const requested = useConsoleUi((ui) => ui.approvalsRequested);
+  const setDockSize = useConsoleUi((ui) => ui.setDockSize);
+  useLayoutEffect(() => {
+    if (!ready || handledRequest === requested) return;
+    const root = view.current;
+    if (!root) return;
+    handledRequest = requested;
+    const card = root.querySelector<HTMLElement>('.approval');
+    if (!card) return;
+    const panel = root.closest<HTMLElement>('.dock__panel');
+    const decide = card.querySelector<HTMLElement>('.approval__decide');
+    card.focus({ preventScroll: true });
+    const fits = () => {
+      if (!panel) return true;
+      panel.scrollTop += card.getBoundingClientRect().top - panel.getBoundingClientRect().top - 8;
+      return !decide || decide.getBoundingClientRect().bottom <= panel.getBoundingClientRect().bottom;
+    };
+    if (!fits()) {
+      setDockSize('maximized');
+      // The panel takes its new height on the next layout.
+      requestAnimationFrame(() => void fits());
+    }
+  }, [requested, ready, view, setDockSize]);
 }

@@ -8,6 +8,7 @@
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { ACTIVE_STATES, DEFAULT_SESSION } from '../../../shared/tasks';
 import { useConsoleUi, type DockTab } from '../../state/uiStore';
+import { APPROVALS_SHORTCUT } from '../approvals/ApprovalsIndicator';
 import { ApprovalsView } from '../approvals/ApprovalsView';
 import { useApprovals } from '../approvals/useApprovals';
 import { Icon, type IconName } from '../../ui/Icon';
@@ -59,6 +60,7 @@ export function ActivityDock() {
               aria-selected={id === tab}
               aria-controls={!collapsed && id === tab ? `${baseId}-${id}-panel` : undefined}
               tabIndex={id === tab ? 0 : -1}
+              aria-keyshortcuts={id === 'approvals' ? APPROVALS_SHORTCUT : undefined}
               onClick={() => openDock(id)}
             >
               <Icon name={icon} />

@@ -18,7 +18,7 @@ export function LiveIndicator() {
   return (
     <span className={`live-indicator live-indicator--${status}`} role="status" title={look.hint} data-live={status}>
       <span className="live-indicator__dot" aria-hidden="true" />
-      {look.label}
+      <span className="live-indicator__label">{look.label}</span>
     </span>
   );
 }

@@ -1,0 +1,82 @@
+/**
+ * What an approved call did, beside the decision: its `call_finished` ledger entry, read from
+ * the live ledger the console holds (features/ledger/ledgerFeed.ts), or asked of the gateway
+ * once when the entry is older than what is held. Until it arrives the call is running.
+ */
+import { useQuery } from '@tanstack/react-query';
+import type { LedgerEntry } from '../../../shared/ledger';
+import { useTransport } from '../../api/hooks';
+import { useLedger } from '../../state/ledgerStore';
+import { formatDuration } from '../../ui/format';
+import { Icon, type IconName } from '../../ui/Icon';
+
+/** Per held list of entries, each request's call_finished: built once per batch, shared by every row. */
+const finishedIndexes = new WeakMap<readonly LedgerEntry[], Map<string, LedgerEntry>>();
+
+function finishedEntry(entries: readonly LedgerEntry[], requestId: string): LedgerEntry | undefined {
+  let index = finishedIndexes.get(entries);
+  if (!index) {
+    index = new Map();
+    for (const entry of entries) if (entry.kind === 'call_finished' && entry.requestId) index.set(entry.requestId, entry);
+    finishedIndexes.set(entries, index);
+  }
+  return index.get(requestId);
+}
+
+/** The call's end as its ledger entry says it, or undefined while it runs (or before the ledger is read). */
+function useCallFinished(requestId: string): LedgerEntry | undefined {
+  const transport = useTransport();
+  const held = useLedger((state) => finishedEntry(state.entries, requestId));
+  const loaded = useLedger((state) => state.loaded);
+  const asked = useQuery({
+    queryKey: ['approvalOutcome', requestId],
+    queryFn: async () => (await transport.getLedger({ requestId, kind: 'call_finished', limit: 1 })).entries[0] ?? null,
+    // Only for an entry older than the window held; a call that ends later arrives live.
+    enabled: loaded && !held,
+    refetchOnWindowFocus: false,
+  });
+  return held ?? asked.data ?? undefined;
+}
+
+interface Look {
+  label: string;
+  icon: IconName;
+  tone: 'ok' | 'failed' | 'neutral';
+}
+
+function lookOf(entry: LedgerEntry): Look {
+  const code = typeof entry.details.code === 'string' ? entry.details.code : null;
+  const duration = typeof entry.details.durationMs === 'number' ? ` in ${formatDuration(entry.details.durationMs)}` : '';
+  switch (entry.details.status) {
+    case 'ok':
+      return { label: `Ran ok${duration}`, icon: 'check', tone: 'ok' };
+    case 'cancelled':
+      return { label: 'Cancelled', icon: 'stop', tone: 'neutral' };
+    case 'outcome_unknown':
+      return { label: `Outcome unknown${code ? `: ${code}` : ''}`, icon: 'alert', tone: 'failed' };
+    case 'refused':
+      return { label: `Refused${code ? `: ${code}` : ''}`, icon: 'ban', tone: 'failed' };
+    default:
+      return { label: `Failed${code ? `: ${code}` : ''}`, icon: 'alert', tone: 'failed' };
+  }
+}
+
+/** An approved call's outcome: "Ran ok in 12 ms", "Failed: DESTINATION_REFUSED", or running. */
+export function ApprovalOutcome({ requestId }: { requestId: string }) {
+  const finished = useCallFinished(requestId);
+  if (!finished) {
+    return (
+      <span className="badge approval-outcome approval-outcome--running" data-testid="approval-outcome">
+        <Icon name="spinner" className="spin" />
+        Running…
+      </span>
+    );
+  }
+  const look = lookOf(finished);
+  return (
+    <span className={`badge approval-outcome approval-outcome--${look.tone}`} data-testid="approval-outcome" title={`Its call_finished entry, #${finished.seq}`}>
+      <Icon name={look.icon} />
+      {look.label}
+    </span>
+  );
+}
