@@ -24,6 +24,7 @@ const sections: Record<string, [title: string, anchor: string]> = {
   calls: ['Tasks', 'tasks'],
   approvals: ['Approvals', 'approvals'],
   harn: ['Harn runs', 'harn-runs'],
+  pins: ['Pinned contracts', 'pinned-contracts'],
   ledger: ['Ledger', 'ledger'],
 };
 

@@ -17,6 +17,7 @@ import { Approvals } from './services/approvals';
 import { CallService } from './services/calls';
 import { Challenges } from './services/challenges';
 import { Confirmation } from './services/confirmation';
+import { Pins } from './services/pins';
 import { agentOfSession, assertWithinQuota } from './services/quotas';
 import { createDiscovery } from './services/discovery';
 import { EventBus, progressReporter } from './services/events';
@@ -31,6 +32,7 @@ import { AgentTokens } from './store/agentTokens';
 import { ExecutionHistory } from './store/executionHistory';
 import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
+import { PinStore } from './store/pinStore';
 import { TaskStore } from './store/taskStore';
 
 export interface HostOptions {
@@ -82,6 +84,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   const catalog = new Catalog({ toolPolicy: toolPolicy(config.toolPolicy) });
   const events = new EventBus();
   let ledger: Ledger;
+  let pins: Pins;
   const mcp = new McpServers({
     dataDir,
     catalog,
@@ -91,6 +94,9 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   });
   try {
     ledger = new Ledger(db, loadLedgerKey(dataDir));
+    // Before any MCP server loads: its tools are pinned, or held when they changed (services/pins.ts).
+    pins = new Pins({ store: new PinStore(db), ledger, catalog });
+    catalog.holdWith(pins.check);
     const ownSkills = join(dataDir, 'skills');
     mkdirSync(ownSkills, { recursive: true });
     // The console's switches and revocations outlive restarts and win over config.json's start state.
@@ -167,7 +173,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     graceMs: config.cancellation.graceMs,
     events,
   });
-  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history });
+  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history, pins });
   return {
     dataDir,
     config,

@@ -3,6 +3,7 @@
  * both derived from `operations`, and every payload is validated with these schemas at the
  * boundary it crosses.
  */
+import { PinAcceptInput, PinDiff, PinIdInput, PinsView } from './pins';
 import { z } from 'zod';
 import { ApprovalDecisionInput, ApprovalsView, ApprovalView } from './approvals';
 import { AgentNameInput, AgentsView, CreateAgentInput, CreatedAgent } from './agents';
@@ -189,6 +190,11 @@ export const operations = {
   startHarnRun: { method: 'POST', path: '/harn/runs', input: HarnRunRequest, output: TaskView, audience: 'operator' },
   listHarnRuns: { method: 'GET', path: '/harn/runs', input: NoInput, output: HarnRunsView, audience: 'operator' },
   getHarnRun: { method: 'GET', path: '/harn/run', input: HarnRunQuery, output: HarnRunView, audience: 'operator' },
+
+  // Pinned contracts (shared/pins.ts): MCP tools held because they changed or are new, for the operator to review.
+  listPins: { method: 'GET', path: '/pins', input: NoInput, output: PinsView, audience: 'operator' },
+  getPinDiff: { method: 'GET', path: '/pins/diff', input: PinIdInput, output: PinDiff, audience: 'operator' },
+  acceptPin: { method: 'POST', path: '/pins/accept', input: PinAcceptInput, output: PinsView, audience: 'operator' },
 
   // Agent tokens: the operator's alone.
   listAgents: { method: 'GET', path: '/agents', input: NoInput, output: AgentsView, audience: 'operator' },

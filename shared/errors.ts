@@ -80,6 +80,11 @@ export const errorCodes = {
     status: 423,
     meaning: 'A mutating call of this session ended with an unknown outcome; acknowledge it before another mutating call. Reads still run.',
   },
+  CONTRACT_CHANGED: {
+    status: 409,
+    meaning:
+      "An MCP server's tool changed what it says (its description, schemas, annotations…) since the operator pinned it, or appeared after the server was added: it is held, and nobody can load or call it until the operator reviews and accepts it (Held in the console, `capstan pins`). `hold` says which (`changed` or `new`), `changed` names the parts.",
+  },
   LIMIT_REACHED: {
     status: 409,
     meaning:

@@ -18,6 +18,11 @@ export const LedgerKind = z.enum([
   // An agent's call waiting for the operator (electron/services/approvals.ts), and how that ended.
   'approval_requested',
   'approval_decided',
+  // Pinned contracts (electron/services/pins.ts): a server's tools pinned as the operator took
+  // them, a tool held because it changed or is new, and the operator's acceptance.
+  'pin_set',
+  'contract_held',
+  'pin_accepted',
 ]);
 export type LedgerKind = z.infer<typeof LedgerKind>;
 

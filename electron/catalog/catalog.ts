@@ -11,6 +11,7 @@ import { CapstanError } from '../../shared/errors';
 import type { CatalogChanged } from '../../shared/events';
 import type { z } from 'zod';
 import { ContractError, contractHash, createSchemaCompiler, ExternalSchemaCompilers, skillContract, toolContract, type CompiledTool } from './contract';
+import type { PinHold } from '../../shared/pins';
 import type { Provider, SkillSource } from './provider';
 import { Snapshot, type SnapshotEntry } from './snapshot';
 import type { ToolPolicy } from './toolPolicy';
@@ -21,7 +22,15 @@ const YIELD_EVERY_MS = 10;
 /** The provider name the gateway's own diagnostics are filed under. */
 export const GATEWAY_DIAGNOSTICS = 'gateway';
 
+/**
+ * Which of a provider's pinnable tools are held (services/pins.ts), asked at each load with their
+ * descriptors as the provider sent them.
+ */
+export type HoldCheck = (provider: string, tools: readonly { id: string; name: string; descriptor: Record<string, unknown> }[]) => Map<string, PinHold>;
+
 export interface LiveEntry extends SnapshotEntry {
+  /** Set while the operator has not accepted what the provider now says: no task sees it, nobody runs it. */
+  held?: PinHold;
   tool?: CompiledTool;
   /** Only how to read the body: the contract is the entry's own, not kept twice. */
   skill?: Pick<SkillSource, 'readBody'>;
@@ -58,6 +67,7 @@ export class Catalog {
   readonly #toolPolicy: ToolPolicy;
   readonly #bindings = new Map<string, Binding>();
   readonly #revoked = new Set<string>();
+  #holdCheck: HoldCheck | undefined;
   /** The gateway's own findings about how it runs (a wide-open setting), shown with the providers'. */
   #gatewayDiagnostics: Diagnostic[] = [];
   readonly #listeners = new Set<(change: CatalogChange) => void>();
@@ -174,6 +184,16 @@ export class Catalog {
         diagnostics.push({ provider: provider.name, path: null, line: null, capability: null, reason: error.message });
       }
     }
+    const pinnable = contents.tools.flatMap((definition) => {
+      const entry = entries.get(definition.name);
+      return definition.descriptor && entry?.tool ? [{ id: entry.contract.id, name: definition.name, descriptor: definition.descriptor }] : [];
+    });
+    if (this.#holdCheck && pinnable.length > 0) {
+      for (const [name, hold] of this.#holdCheck(provider.name, pinnable)) {
+        const entry = entries.get(name);
+        if (entry) entries.set(name, { ...entry, held: hold });
+      }
+    }
     for (const skill of contents.skills) {
       const contract = skillContract(provider.name, skill);
       try {
@@ -255,12 +275,23 @@ export class Catalog {
 
   /** The operator's view: every capability of the enabled providers, revoked ones flagged. */
   entries(): CatalogEntry[] {
-    return this.snapshot().entries.map(({ contract, contractHash, bindingGeneration }) => ({
+    const listed = this.snapshot().entries.map(({ contract, contractHash, bindingGeneration }) => ({
       contract,
       contractHash,
       bindingGeneration,
       revoked: this.#revoked.has(contract.id),
     }));
+    return [...listed, ...this.held().map(({ contract, contractHash, bindingGeneration, held }) => ({ contract, contractHash, bindingGeneration, revoked: this.#revoked.has(contract.id), held }))];
+  }
+
+  /** The held capabilities of the enabled providers, for the operator's review. */
+  held(): (LiveEntry & { held: PinHold })[] {
+    return [...this.#bindings.values()].filter((b) => b.enabled).flatMap((b) => [...b.entries.values()].filter((entry): entry is LiveEntry & { held: PinHold } => entry.held !== undefined));
+  }
+
+  /** How holds are decided (services/pins.ts); set before the providers that pin load. */
+  holdWith(check: HoldCheck): void {
+    this.#holdCheck = check;
   }
 
   /**
@@ -296,7 +327,8 @@ export class Catalog {
   /** The current snapshot; the same object until the catalog changes. */
   snapshot(): Snapshot {
     if (this.#snapshot?.catalogGeneration !== this.#generation) {
-      const entries = [...this.#bindings.values()].filter((b) => b.enabled).flatMap((b) => [...b.entries.values()]);
+      // A held capability is in no task's snapshot: no model reads what its provider now says.
+      const entries = [...this.#bindings.values()].filter((b) => b.enabled).flatMap((b) => [...b.entries.values()].filter((entry) => !entry.held));
       this.#snapshot = new Snapshot(
         this.#generation,
         entries.map(({ contract, contractHash, bindingGeneration }) => ({ contract, contractHash, bindingGeneration })),
@@ -312,6 +344,14 @@ export class Catalog {
       throw new CapstanError('PROVIDER_DISABLED', `provider "${provider}" is disabled`);
     }
     if (this.#revoked.has(id)) throw new CapstanError('CAPABILITY_REVOKED', `${id} has been revoked`);
+    const held = this.live(id)?.held;
+    if (held) {
+      const what = held.kind === 'new' ? 'appeared after its server was added' : `changed (${held.changed.join(', ')})`;
+      throw new CapstanError('CONTRACT_CHANGED', `${id} ${what} and waits for the operator to review it; it cannot be loaded or called until accepted`, {
+        hold: held.kind,
+        changed: held.changed,
+      });
+    }
     const status = this.#bindings.get(provider)?.provider.status?.();
     if (status && status.state !== 'ready') {
       const why = status.state === 'failed' ? `failed${status.reason ? ` (${status.reason})` : ''}${status.retryAt ? `; next attempt at ${status.retryAt}` : ''}` : 'still connecting';
@@ -386,6 +426,9 @@ export class Catalog {
 
 function sameContracts(a: Map<string, LiveEntry>, b: Map<string, LiveEntry>): boolean {
   if (a.size !== b.size) return false;
-  for (const [name, entry] of a) if (b.get(name)?.contractHash !== entry.contractHash) return false;
+  for (const [name, entry] of a) {
+    const other = b.get(name);
+    if (other?.contractHash !== entry.contractHash || other.held?.currentHash !== entry.held?.currentHash) return false;
+  }
   return true;
 }

@@ -46,6 +46,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   icons?: ToolIcon[];
   /** Why Capstan cannot run this tool, when it cannot (it stays listed; calls are refused with TOOL_NOT_RUNNABLE). */
   notRunnable?: string;
+  /**
+   * The descriptor exactly as its provider sent it (an MCP server's Tool), for pinning: the
+   * catalog holds a tool whose descriptor no longer matches its pin (services/pins.ts).
+   */
+  descriptor?: Record<string, unknown>;
   run(args: Args, context: ToolRunContext): Promise<unknown> | unknown;
 }
 

@@ -35,6 +35,7 @@ import type { Approvals } from './approvals';
 import type { CallContext, CallService } from './calls';
 import { strategyFor, type Confirmation } from './confirmation';
 import { searchCatalog, type Discovery } from './discovery';
+import type { Pins } from './pins';
 import { assertOwnsTask, authorize, defaultSession, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 
@@ -65,10 +66,11 @@ export function createApiHandlers(parts: {
   ledger: Ledger;
   mcp: McpServers;
   harn: HarnRunner;
+  pins: Pins;
   agents: AgentTokens;
   history: ExecutionHistory;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history, calls, confirmation } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history, calls, confirmation, pins } = parts;
   const view = () => ({
     catalogGeneration: catalog.generation,
     loading: catalog.loading(),
@@ -190,6 +192,10 @@ export function createApiHandlers(parts: {
     startHarnRun: (input) => harn.start(input),
     listHarnRuns: async () => harn.list(),
     getHarnRun: async ({ taskId }) => harn.get(taskId),
+
+    listPins: async () => pins.list(),
+    getPinDiff: async ({ id }) => pins.diff(id),
+    acceptPin: ({ id, hash }) => pins.accept(id, hash),
 
     listAgents: async () => ({ agents: agents.list() }),
     createAgent: async ({ name }) => agents.create(name),

@@ -103,4 +103,16 @@ export const migrations: readonly string[] = [
   -- NULL on entries written before; ledger.head records the first seq that must carry one.
   ALTER TABLE ledger ADD COLUMN mac TEXT;
   `,
+  `
+  -- Pinned contracts (electron/services/pins.ts): each MCP tool's descriptor as the operator took
+  -- it, and its hash; a tool whose descriptor differs, or that has none here, is held for review.
+  CREATE TABLE pins (
+    provider TEXT NOT NULL,
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    descriptor TEXT NOT NULL,
+    pinned_at TEXT NOT NULL,
+    PRIMARY KEY (provider, name)
+  ) STRICT;
+  `,
 ];

@@ -147,7 +147,7 @@ describe('a Harn run', () => {
     }
   });
 
-  it('refuses a call whose tool changed since the task began (STALE_CAPABILITY) and a mutation while an outcome is unknown', async () => {
+  it('refuses a call whose tool changed since the task began (held for review: CONTRACT_CHANGED) and a mutation while an outcome is unknown', async () => {
     const stale = await run({
       steps: [
         { toolCall: 'reshape', label: 'reshape' },
@@ -157,7 +157,8 @@ describe('a Harn run', () => {
     });
     expect((await stale.ended()).state).toBe('succeeded');
     expect(stepNamed(stale.transcript(), 'reshape')).toMatchObject({ category: 'ok' });
-    expect(stepNamed(stale.transcript(), 'stale')).toMatchObject({ category: 'rejected', error: { code: -32001, data: { code: 'STALE_CAPABILITY' } } });
+    // The server changed the tool: it is held until the operator accepts it (pinned contracts), which comes before its being stale.
+    expect(stepNamed(stale.transcript(), 'stale')).toMatchObject({ category: 'rejected', error: { code: -32001, data: { code: 'CONTRACT_CHANGED' } } });
 
     // A mutating call of the session whose outcome is unknown gates every later mutation.
     const sessionId = 'gated';

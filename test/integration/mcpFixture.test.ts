@@ -163,9 +163,18 @@ describe('the fixture server (2026-07-28)', () => {
     const live = gateway.host.catalog.live('fixture:shape')!;
     expect(live.bindingGeneration).toBeGreaterThan(old.bindingGeneration);
 
+    // The changed tool is held until the operator accepts it (pinned contracts): the old
+    // reference and a call by name are refused alike, and a new task does not see it.
     const loaded = await send(gateway, 'POST', '/discovery/tools_load', { sessionId: 'reshape', reference: old });
     expect(loaded.status).toBe(409);
-    expect(loaded.body.error?.code).toBe('STALE_CAPABILITY');
+    expect(loaded.body.error).toMatchObject({ code: 'CONTRACT_CHANGED', hold: 'changed', changed: ['inputSchema'] });
+    expect((await gateway.call({ tool: 'fixture:shape', arguments: { size: 1 } })).body.error?.code).toBe('CONTRACT_CHANGED');
+    const { hold } = (await send(gateway, 'GET', '/pins/diff?id=fixture%3Ashape')).body;
+    expect((await send(gateway, 'POST', '/pins/accept', { id: 'fixture:shape', hash: hold.currentHash })).status).toBe(200);
+
+    // Accepted, the old reference is still stale (the binding moved on); the tool runs with its new schema.
+    const reloaded = await send(gateway, 'POST', '/discovery/tools_load', { sessionId: 'reshape', reference: old });
+    expect(reloaded.body.error?.code).toBe('STALE_CAPABILITY');
     expect((await gateway.call({ tool: 'fixture:shape', arguments: { size: 1 } })).body.error).toMatchObject({ code: 'ARGUMENT_MISSING', field: 'unit' });
   });
 

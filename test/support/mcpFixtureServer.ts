@@ -16,6 +16,8 @@
  * - FIXTURE_FIDELITY=1 adds `forecast` and `archive`, which declare a title, icons, an
  *   outputSchema (their structuredContent matches it) and every annotation (read-only, idempotent,
  *   closed world): what a loaded tool must keep for agents, tightened by Capstan
+ * - FIXTURE_PINS_FILE adds `lookup`, `announce` and later `added`, described by a file a test
+ *   rewrites: an MCP server changing what its tools say (pinnedTools below)
  * - FIXTURE_LATE_WRITE=1 adds `late_write`, a destructive tool that ignores cancellation yet keeps
  *   answering pings, then writes its file: a write that happens after its call was given up on
  * - FIXTURE_HOSTILE=1 adds schemas a hostile server could send (issue 18): `redos` (a `pattern`
@@ -27,7 +29,7 @@
  * - FIXTURE_EXIT_ON_PROBE=1: a 2025-only server that exits when its first request is not
  *   `initialize`, as servers on some SDKs do when probed for the 2026-07-28 revision
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
@@ -44,6 +46,40 @@ interface FixtureTool {
 }
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+/**
+ * FIXTURE_PINS_FILE: tools whose descriptors a test rewrites between listings, through a JSON file
+ * read at every tools/list (so a change also holds across a restart of this server): `lookup`
+ * with the file's `description` and, when `unit` is set, a required `unit` argument; `added`
+ * when `added` is set; and `announce`, which sends notifications/tools/list_changed.
+ */
+function pinnedTools(file: string): FixtureTool[] {
+  let state: { description?: string; unit?: boolean; added?: boolean; name?: string } = {};
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8')) as typeof state;
+  } catch {
+    // No file yet: the first descriptors.
+  }
+  const lookup: FixtureTool = {
+    name: state.name ?? 'lookup',
+    description: state.description ?? 'Looks a word up in the glossary.',
+    inputSchema: state.unit ? object({ word: { type: 'string' }, unit: { type: 'string' } }, ['word', 'unit']) : object({ word: { type: 'string' } }, ['word']),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (args) => text(`lookup ${String(args.word)}`),
+  };
+  const announce: FixtureTool = {
+    name: 'announce',
+    description: 'Announces that the tool list changed',
+    inputSchema: object({}),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async () => {
+      await live?.sendToolListChanged();
+      return text('announced');
+    },
+  };
+  const added: FixtureTool = { name: 'added', description: 'A tool that appeared later', inputSchema: object({}), annotations: { readOnlyHint: true, openWorldHint: false }, run: () => text('added') };
+  return [lookup, announce, ...(state.added ? [added] : [])];
+}
 const object = (properties: Json, required: string[] = []): Json => ({ type: 'object', properties, required });
 
 /** FIXTURE_HOSTILE's tools: schemas meant to freeze or crash whoever checks arguments against them. */
@@ -182,6 +218,7 @@ const tools = (): FixtureTool[] => [
     },
   },
   ...(process.env.FIXTURE_FIDELITY ? ['forecast', 'archive'].map(declaring) : []),
+  ...(process.env.FIXTURE_PINS_FILE ? pinnedTools(process.env.FIXTURE_PINS_FILE) : []),
   ...(process.env.FIXTURE_LATE_WRITE
     ? [
         {

@@ -124,7 +124,8 @@ export function appendForged(dataDir: string, mac: string | null = null): number
 export function toPreMacLedger(dataDir: string): void {
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
   try {
-    db.exec('ALTER TABLE ledger DROP COLUMN mac; PRAGMA user_version = 4;');
+    // Every table a later migration adds goes too (the pins of migration 6), as that version had none.
+    db.exec('ALTER TABLE ledger DROP COLUMN mac; DROP TABLE IF EXISTS pins; PRAGMA user_version = 4;');
   } finally {
     db.close();
   }

@@ -272,6 +272,8 @@ export class McpServerProvider implements Provider {
       deprecated: tool._meta?.deprecated === true,
       icons: declaredIcons(tool.icons),
       notRunnable: notRunnableReason(tool.execution),
+      // As the server sent it, whole: what its pin is taken over (services/pins.ts).
+      descriptor: tool as unknown as Record<string, unknown>,
       // A backstop beyond the call's own deadlines (calls.ts), which come first and say more.
       timeoutMs: this.#settings.toolTimeoutMs + 2 * this.parts.graceMs,
       run: (args, context) => {

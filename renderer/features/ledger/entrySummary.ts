@@ -29,15 +29,21 @@ export function entrySummary({ kind, details: d }: LedgerEntry): string {
     case 'grant_reduced':
       return `${text(d.pattern)} lowered to ${text(d.authority)}`;
     case 'confirmation':
-      return d.approvalId
-        ? join(`approved by the operator after ${seconds(d.waitedMs)}`, digest('args', d.argumentsDigest))
-        : join(digest('challenge', d.challengeId), digest('args', d.argumentsDigest));
+      if (d.approvalId) return join(`approved by the operator after ${seconds(d.waitedMs)}`, digest('args', d.argumentsDigest));
+      if (d.confirmedBy === 'dialog') return join('confirmed in the desktop app', digest('args', d.argumentsDigest));
+      return join(digest('challenge', d.challengeId), digest('args', d.argumentsDigest));
     case 'approval_requested':
       return join(`${text(d.agent)} asks the operator`, digest('args', d.argumentsDigest));
     case 'approval_decided':
       return join(text(d.decision), `after ${seconds(d.waitedMs)}`, text(d.reason), d.noteDigest ? 'with a note' : '');
     case 'steer':
       return join('operator steered', digest('text', d.textDigest));
+    case 'pin_set':
+      return `${typeof d.tools === 'number' ? d.tools : '?'} tools pinned as the server first listed them`;
+    case 'contract_held':
+      return join(`held: ${text(d.hold)}`, Array.isArray(d.changed) ? d.changed.join(', ') : '', digest('now', d.currentHash));
+    case 'pin_accepted':
+      return join('accepted by the operator', digest('pin', d.hash));
   }
 }
 

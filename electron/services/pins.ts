@@ -1,0 +1,110 @@
+/**
+ * Pinned contracts (shared/pins.ts): no MCP server changes what a tool says or does without the
+ * operator seeing it. When a server is first added, its tools are pinned as they are (the
+ * operator chose it). From then on, at every listing, a tool whose descriptor hashes otherwise
+ * than its pin, or that has no pin, is held: the catalog keeps it out of every task and refuses
+ * it with CONTRACT_CHANGED, until the operator reviews the change and accepts it here.
+ *
+ * Each pin, hold and acceptance is a ledger entry: the pins and holds in the gateway's name, an
+ * acceptance in the operator's.
+ */
+import { CapstanError } from '../../shared/errors';
+import { changedParts, descriptorFindings, type PinDiff, type PinHold, type PinsView } from '../../shared/pins';
+import { SYSTEM } from '../../shared/principal';
+import type { Catalog, HoldCheck } from '../catalog/catalog';
+import { sha256Hex } from '../catalog/digest';
+import type { Ledger } from '../runtime/ledger';
+import type { PinStore } from '../store/pinStore';
+
+/** The row that marks a provider as pinned, even one that listed no tools when it was added. */
+const SERVER_ROW = '';
+
+export class Pins {
+  constructor(
+    private readonly parts: {
+      store: PinStore;
+      ledger: Pick<Ledger, 'append' | 'query'>;
+      catalog: Catalog;
+    },
+  ) {}
+
+  /** The catalog's HoldCheck: which of a provider's listed tools are held now. */
+  readonly check: HoldCheck = (provider, tools) => {
+    const { store, ledger } = this.parts;
+    const pins = store.of(provider);
+    const now = new Date().toISOString();
+    const listed = tools.map((tool) => ({ ...tool, hash: sha256Hex(tool.descriptor) }));
+    if (!pins.has(SERVER_ROW)) {
+      // The operator added this server: what it offers now is what they chose.
+      store.save([
+        { provider, name: SERVER_ROW, hash: '', descriptor: {}, pinnedAt: now },
+        ...listed.map(({ name, hash, descriptor }) => ({ provider, name, hash, descriptor, pinnedAt: now })),
+      ]);
+      ledger.append({ kind: 'pin_set', details: { provider, tools: listed.length }, principal: SYSTEM });
+      return new Map();
+    }
+    const holds = new Map<string, PinHold>();
+    for (const { id, name, hash, descriptor } of listed) {
+      const pin = pins.get(name);
+      if (pin?.hash === hash) continue;
+      const hold: PinHold = {
+        id,
+        provider,
+        name,
+        kind: pin ? 'changed' : 'new',
+        pinnedHash: pin?.hash ?? null,
+        currentHash: hash,
+        changed: changedParts(pin?.descriptor ?? null, descriptor),
+        findings: descriptorFindings(descriptor),
+        since: now,
+      };
+      // Recorded once per descriptor, across restarts too: the ledger already knows a hold it recorded.
+      const recorded = ledger.query({ capability: id, kind: 'contract_held', limit: 1000 }).findLast((entry) => entry.details.currentHash === hash);
+      if (recorded) hold.since = recorded.at;
+      else {
+        ledger.append({
+          kind: 'contract_held',
+          capability: id,
+          details: { hold: hold.kind, changed: hold.changed, pinnedHash: hold.pinnedHash, currentHash: hash, findings: hold.findings },
+          principal: SYSTEM,
+        });
+      }
+      holds.set(name, hold);
+    }
+    return holds;
+  };
+
+  list(): PinsView {
+    return { held: this.parts.catalog.held().map((entry) => entry.held) };
+  }
+
+  /** The held tool's descriptor as pinned and as its server sends it now. */
+  diff(id: string): PinDiff {
+    const { hold, descriptor } = this.#held(id);
+    const pinned = this.parts.store.of(hold.provider).get(hold.name)?.descriptor ?? null;
+    return { hold, pinned, current: descriptor };
+  }
+
+  /**
+   * The operator accepts what the server now says: pinned anew, recorded, and the provider
+   * reloaded so the tool is available at once. `hash` binds the acceptance to the descriptor the
+   * operator reviewed: if the server changed it again meanwhile, nothing is accepted.
+   */
+  async accept(id: string, hash?: string): Promise<PinsView> {
+    const { hold, descriptor } = this.#held(id);
+    if (hash !== undefined && hash !== hold.currentHash) {
+      throw new CapstanError('BAD_REQUEST', `${id} changed again since it was reviewed (its hash is no longer ${hash}); review it again`, { field: 'hash' });
+    }
+    this.parts.ledger.append({ kind: 'pin_accepted', capability: id, details: { hold: hold.kind, hash: hold.currentHash, previousHash: hold.pinnedHash } });
+    this.parts.store.save([{ provider: hold.provider, name: hold.name, hash: hold.currentHash, descriptor, pinnedAt: new Date().toISOString() }]);
+    await this.parts.catalog.reload(hold.provider);
+    return this.list();
+  }
+
+  #held(id: string): { hold: PinHold; descriptor: Record<string, unknown> } {
+    const live = this.parts.catalog.live(id);
+    const descriptor = live?.tool?.definition.descriptor;
+    if (!live?.held || !descriptor) throw new CapstanError('CAPABILITY_NOT_FOUND', `no held capability "${id}"`);
+    return { hold: live.held, descriptor };
+  }
+}

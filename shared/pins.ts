@@ -1,0 +1,108 @@
+/**
+ * Pinned contracts: what an MCP server's tool said when the operator took it, so that it cannot
+ * change what it says or does unseen (a "rug pull", or instructions slipped into a description
+ * for the model to read). A tool's pin is the SHA-256 of the canonical JSON of its whole
+ * descriptor as the server sent it (name, title, description, schemas, annotations, icons,
+ * `_meta`). A tool whose descriptor no longer matches its pin, or that appeared after the server
+ * was added, is held: listed for the operator, hidden from tasks, refused with CONTRACT_CHANGED,
+ * until the operator reviews and accepts it.
+ */
+import { z } from 'zod';
+
+export const HoldKind = z.enum(['changed', 'new']);
+export type HoldKind = z.infer<typeof HoldKind>;
+
+/** A held capability, as the operator's views list it. */
+export const PinHold = z.object({
+  /** The capability id, `<server>:<tool>`. */
+  id: z.string(),
+  provider: z.string(),
+  name: z.string(),
+  kind: HoldKind,
+  /** The pinned descriptor's hash; null for a tool that is new. */
+  pinnedHash: z.string().nullable(),
+  currentHash: z.string(),
+  /** The parts of the descriptor that differ from the pin (`description`, `inputSchema`…); every part for a new tool. */
+  changed: z.array(z.string()),
+  /** What the review should point out, in the current descriptor (hiddenCharacters, modelAddressedText). */
+  findings: z.array(z.string()),
+  since: z.string(),
+});
+export type PinHold = z.infer<typeof PinHold>;
+
+export const PinsView = z.object({ held: z.array(PinHold) });
+export type PinsView = z.infer<typeof PinsView>;
+
+export const PinIdInput = z.strictObject({ id: z.string().min(3).max(300) });
+export type PinIdInput = z.infer<typeof PinIdInput>;
+
+/** `hash`, the descriptor's as reviewed: an acceptance holds only for what the operator saw. */
+export const PinAcceptInput = z.strictObject({ id: z.string().min(3).max(300), hash: z.string().regex(/^[0-9a-f]{64}$/).optional() });
+export type PinAcceptInput = z.infer<typeof PinAcceptInput>;
+
+export const PinDiff = z.object({
+  hold: PinHold,
+  /** The descriptor as pinned (null for a new tool) and as the server sends it now. */
+  pinned: z.record(z.string(), z.unknown()).nullable(),
+  current: z.record(z.string(), z.unknown()),
+});
+export type PinDiff = z.infer<typeof PinDiff>;
+
+/** The top-level parts of two descriptors that differ. */
+export function changedParts(pinned: Record<string, unknown> | null, current: Record<string, unknown>): string[] {
+  const keys = [...new Set([...Object.keys(pinned ?? {}), ...Object.keys(current)])].sort();
+  return pinned === null ? keys : keys.filter((key) => JSON.stringify(pinned[key]) !== JSON.stringify(current[key]));
+}
+
+/**
+ * Characters a person does not see but a model reads: Unicode tag characters (U+E0000-E007F,
+ * which can spell out a hidden message), zero-width characters, bidi controls (which reorder
+ * what is shown) and other format controls.
+ */
+const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E]/gu;
+
+/** Each hidden character, made visible as `⟦U+XXXX name⟧`, so a review shows what the model would read. */
+export function revealHidden(text: string): string {
+  return text.replace(HIDDEN, (character) => `⟦${codePoint(character)} ${hiddenName(character)}⟧`);
+}
+
+export function hiddenCharacters(text: string): string[] {
+  return [...new Set([...text.matchAll(HIDDEN)].map(([character]) => `${codePoint(character)} ${hiddenName(character)}`))];
+}
+
+const codePoint = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+function hiddenName(character: string): string {
+  const point = character.codePointAt(0)!;
+  if (point >= 0xe0000 && point <= 0xe007f) return 'tag';
+  if (point >= 0x202a && point <= 0x202e) return 'bidi control';
+  if (point >= 0x2066 && point <= 0x2069) return 'bidi isolate';
+  if (point === 0x200e || point === 0x200f) return 'bidi mark';
+  if (point === 0xfeff) return 'zero-width no-break space';
+  return 'zero-width or format control';
+}
+
+/**
+ * Phrases that speak to a model rather than describe a tool: instructions to ignore or hide,
+ * to call other tools, or tool-call syntax. A plain note for the review, never a verdict: a
+ * description may say such things innocently.
+ */
+const MODEL_ADDRESSED: readonly [RegExp, string][] = [
+  [/ignore (all |any )?(previous|prior|above|earlier) (instructions|messages|rules)/i, 'asks to ignore previous instructions'],
+  [/(do not|don't|never) (tell|inform|mention|show|reveal)[^.]{0,40}(user|operator|human)/i, 'asks to keep something from the user'],
+  [/<\/?(important|system|instructions?|secret)>/i, 'contains instruction tags'],
+  [/\b(before|after|instead of) (using|calling) (this|any|the) tool\b/i, 'tells the model what to do around tool calls'],
+  [/("name"\s*:\s*"[^"]+"\s*,\s*"arguments"\s*:|<tool_call>|<function_call>|\bcall the \w+ tool\b)/i, 'contains tool-call syntax'],
+  [/\b(system prompt|you are now|act as)\b/i, 'addresses the model directly'],
+];
+
+export function modelAddressedText(text: string): string[] {
+  return MODEL_ADDRESSED.filter(([pattern]) => pattern.test(text)).map(([, note]) => note);
+}
+
+/** What a review should point out in a descriptor: hidden characters and text addressed to a model, anywhere in it. */
+export function descriptorFindings(descriptor: Record<string, unknown>): string[] {
+  const text = JSON.stringify(descriptor);
+  // JSON escapes control characters only; the hidden ones above pass through as themselves.
+  return [...hiddenCharacters(text).map((found) => `hidden character ${found}`), ...modelAddressedText(text)];
+}
