@@ -8,6 +8,7 @@
  */
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SERVER_INFO } from '../../shared/mcpTools';
+import { OutputSchemaValidator } from '../providers/mcp/outputSchemas';
 import { MCP_PATH } from './localGateway';
 
 interface Connection {
@@ -62,7 +63,9 @@ export class Upstream {
 
   async #connect(): Promise<Connection> {
     const url = await this.gateway();
-    const client = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version });
+    // The tools it relays carry their providers' output schemas: checked with the gateway's own
+    // linear-time validator, so a hostile pattern cannot freeze the relay either.
+    const client = new Client({ name: 'capstan-mcp', version: SERVER_INFO.version }, { jsonSchemaValidator: new OutputSchemaValidator() });
     const transport = new StreamableHTTPClientTransport(new URL(MCP_PATH, url), { requestInit: { headers: { authorization: `Bearer ${this.token}` } } });
     client.setNotificationHandler('notifications/tools/list_changed', () => this.onListChanged());
     try {
