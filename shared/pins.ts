@@ -106,3 +106,53 @@ export function descriptorFindings(descriptor: Record<string, unknown>): string[
   // JSON escapes control characters only; the hidden ones above pass through as themselves.
   return [...hiddenCharacters(text).map((found) => `hidden character ${found}`), ...modelAddressedText(text)];
 }
+
+/**
+ * Letters from other scripts that look like ASCII ones (Cyrillic `а`, Greek `ο`, fullwidth
+ * letters…): in a tool's name they make `lookup` and `lооkup` two tools that read the same.
+ * Not every lookalike in Unicode, the common ones, which is what a review needs to point at.
+ */
+const LOOKALIKES: Readonly<Record<string, string>> = {
+  // Cyrillic
+  '\u0430': 'a', '\u0435': 'e', '\u043E': 'o', '\u0440': 'p', '\u0441': 'c', '\u0443': 'y', '\u0445': 'x', '\u0455': 's', '\u0456': 'i', '\u0458': 'j',
+  '\u04BB': 'h', '\u0501': 'd', '\u051B': 'q', '\u051D': 'w', '\u0410': 'A', '\u0412': 'B', '\u0415': 'E', '\u041A': 'K', '\u041C': 'M', '\u041D': 'H',
+  '\u041E': 'O', '\u0420': 'P', '\u0421': 'C', '\u0422': 'T', '\u0425': 'X', '\u0405': 'S', '\u0406': 'I', '\u0408': 'J',
+  // Greek
+  '\u03BF': 'o', '\u03B1': 'a', '\u03B9': 'i', '\u03BD': 'v', '\u03C1': 'p', '\u0391': 'A', '\u0392': 'B', '\u0395': 'E', '\u0396': 'Z', '\u0397': 'H',
+  '\u0399': 'I', '\u039A': 'K', '\u039C': 'M', '\u039D': 'N', '\u039F': 'O', '\u03A1': 'P', '\u03A4': 'T', '\u03A5': 'Y', '\u03A7': 'X',
+  // Latin lookalikes outside ASCII
+  '\u0131': 'i', '\u0261': 'g', '\u026A': 'I', '\u1D00': 'A',
+};
+
+export interface Confusable {
+  character: string;
+  /** `U+0430`. */
+  codePoint: string;
+  /** The ASCII character it passes for. */
+  looksLike: string;
+}
+
+/** The letters in `text` that are not ASCII but pass for ASCII ones (homoglyphs), each once, in order. */
+export function confusables(text: string): Confusable[] {
+  const seen = new Map<string, Confusable>();
+  for (const character of text) {
+    const looksLike = LOOKALIKES[character] ?? fullwidth(character);
+    if (looksLike !== undefined && !seen.has(character)) seen.set(character, { character, codePoint: codePoint(character), looksLike });
+  }
+  return [...seen.values()];
+}
+
+/** Fullwidth ASCII (U+FF01-FF5E) passes for its ASCII counterpart. */
+function fullwidth(character: string): string | undefined {
+  const point = character.codePointAt(0)!;
+  return point >= 0xff01 && point <= 0xff5e ? String.fromCodePoint(point - 0xfee0) : undefined;
+}
+
+/** Each homoglyph made visible as `⟦U+0430 looks like a⟧`, with the hidden characters as revealHidden shows them. */
+export function revealConfusables(text: string): string {
+  const marked = [...text].map((character) => {
+    const looksLike = LOOKALIKES[character] ?? fullwidth(character);
+    return looksLike === undefined ? character : `⟦${codePoint(character)} looks like ${looksLike}⟧`;
+  });
+  return revealHidden(marked.join(''));
+}

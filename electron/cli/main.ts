@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import type { LedgerEntry } from '../../shared/ledger';
-import { HARN_USAGE, MCP_USAGE, OPERATOR_USAGE, TOKEN_USAGE } from './usage';
+import { HARN_USAGE, MCP_USAGE, OPERATOR_USAGE, PINS_USAGE, TOKEN_USAGE } from './usage';
 
-const usage = async (): Promise<string> => USAGE_HEAD + TOKEN_USAGE + MCP_USAGE + HARN_USAGE + OPERATOR_USAGE;
+const usage = async (): Promise<string> => USAGE_HEAD + TOKEN_USAGE + MCP_USAGE + HARN_USAGE + OPERATOR_USAGE + PINS_USAGE;
 
 const USAGE_HEAD = `Usage: capstan <command> [options]
 
@@ -175,6 +175,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   tools: async (args) => (await import('./operator')).toolsCommand(args),
   call: async (args) => (await import('./operator')).callCommand(args),
   tasks: async (args) => (await import('./operator')).tasksCommand(args),
+  pins: async (args) => (await import('./pins')).pinsCommand(args),
 };
 
 /** Set once stdout's reader has gone away (EPIPE): nothing more is written to it. */

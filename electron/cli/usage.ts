@@ -45,3 +45,13 @@ export const OPERATOR_USAGE = `  tools            List the running gateway's too
            exit codes: 0 done, 1 the gateway answered an error, 2 usage, 3 no gateway answered
            (GATEWAY_UNREACHABLE), 4 confirmation needed and not given (nothing ran)
 `;
+
+export const PINS_USAGE = `  pins list        The MCP tools held for review (pinned contracts): changed since they were
+                   pinned, or new; what changed and what the review should see; --json
+  pins diff ID     Each changed part of ID's descriptor, as pinned (-) and as now (+), with hidden
+                   characters and lookalike letters shown as ⟦U+XXXX …⟧, and the findings; --json
+  pins accept ID   Show the diff, ask on the terminal, and accept the descriptor shown (bound to its
+                   hash: one that changed again stays held). Without a terminal it is refused
+                   (exit 4) unless --yes
+           --url, --token-file, --data-dir and exit codes as for tools above
+`;
