@@ -76,8 +76,21 @@ export const HarnRunSummary = z.object({
   outcome: z.object({ state: z.enum(['succeeded', 'failed', 'cancelled', 'superseded']), reason: z.string() }).nullable(),
   /** What Harn said of itself in `initialize`. */
   agent: z.object({ name: z.string(), version: z.string() }).nullable(),
-  /** Whether Harn advertised `session/inject` with mode `steer`: only then does Steer reach the script. */
+  /** Whether Steer reaches the script now (while it runs): `session/inject`, or v0.7.50's `session/input`. */
   steerable: z.boolean(),
+  /**
+   * How Harn ended the prompt, once it has: its `stopReason` and, when it sent one,
+   * `_meta.harn.terminal` (kind, reason, class), or the JSON-RPC error it answered with
+   * (newer builds add `data.terminalClass`).
+   */
+  ending: z
+    .object({
+      stopReason: z.string().nullable(),
+      terminal: z.object({ kind: z.string(), reason: z.string().optional(), owner: z.string().optional(), terminalClass: z.string().optional() }).nullable(),
+      error: z.object({ code: z.number(), message: z.string(), terminalClass: z.string().optional() }).nullable(),
+    })
+    .nullable()
+    .optional(),
   startedAt: z.string(),
   endedAt: z.string().nullable(),
 });

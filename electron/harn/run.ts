@@ -3,9 +3,13 @@
  * hands (`initialize`, `session/new`), sends the prompt, answers the script's bridge requests
  * (bridge.ts) until the prompt ends, then closes the child and ends the task:
  *
- * - `succeeded` only when the prompt ends with `_meta.harn.terminal.kind` "natural";
- * - `failed`, with the reason, for anything else: another terminal kind, an error answer, the
- *   child exiting before the prompt ends, a protocol error, the run's deadline (harn.timeoutMs);
+ * - `succeeded` when the prompt's answer is a result that carries no `_meta.harn.terminal`
+ *   (v0.7.50 answers every success `{ stopReason: "completed" }`, newer builds `end_turn` for a
+ *   pipeline that ran no `agent_loop`), or one whose terminal kind is "natural";
+ * - `failed`, with the reason, for anything else: another terminal kind, a stopReason "cancelled"
+ *   Capstan did not ask for, an error answer (-32000; newer builds add
+ *   `data: { schema: "harn.acp.prompt_error.v1", terminalClass }`), the child exiting before the
+ *   prompt ends, a protocol error, the run's deadline (harn.timeoutMs);
  * - cancelled or superseded by the runtime: cancel, supersede and finish stop the run through
  *   the task's work hook (`session/cancel`, then the grace period, then the child is killed), and
  *   the runtime ends the task once the child is gone and every call has ended.
@@ -19,7 +23,7 @@ import { runAs } from '../runtime/principal';
 import type { TaskWork } from '../runtime/runtime';
 import { bridgeHandlers, type BridgeParts } from './bridge';
 import { startChild, type HarnChild } from './child';
-import { RpcPeer } from './rpc';
+import { RpcError, RpcPeer } from './rpc';
 import { UpdateLog, type UpdateBatch } from './updates';
 
 /** How long `initialize` and `session/new` may take. */
@@ -51,6 +55,8 @@ export class HarnRun implements TaskWork {
   #endedAt: string | null = null;
   #agent: HarnRunSummary['agent'] = null;
   #steerable = false;
+  #ending: NonNullable<HarnRunSummary['ending']> | null = null;
+  #childGone = false;
   #harnSession: string | undefined;
   #child: HarnChild | undefined;
   #peer: RpcPeer | undefined;
@@ -135,6 +141,7 @@ export class HarnRun implements TaskWork {
       outcome: this.#outcome,
       agent: this.#agent,
       steerable: this.#steerable,
+      ending: this.#ending,
       startedAt: this.startedAt,
       endedAt: this.#endedAt,
     };
@@ -160,6 +167,7 @@ export class HarnRun implements TaskWork {
       this.#halt();
     }, this.parts.config.timeoutMs);
     void child.exited.then(({ code, signal }) => {
+      this.#childGone = true;
       const last = this.log.lines.findLast((line) => line.kind === 'stderr')?.text;
       peer.close(`Harn exited (${signal ? `signal ${signal}` : `code ${code}`}) before the prompt ended${last ? `; its last stderr line: ${last}` : ''}`);
     });
@@ -194,13 +202,28 @@ export class HarnRun implements TaskWork {
     this.#harnSession = created.sessionId;
     if (this.#stopping.signal.aborted) throw protocol('stopped during the handshake');
     this.#state = 'running';
-    this.log.add('status', `${this.#agent.name} ${this.#agent.version}: session ${created.sessionId}; prompt sent${this.#steerable ? ' (takes steers)' : ''}`);
-    const result = fields(await peer.request('session/prompt', { sessionId: created.sessionId, prompt: [{ type: 'text', text: this.prompt ?? '' }] }));
-    const terminal = fields(fields(fields(result._meta).harn).terminal).kind;
-    const stopReason = typeof result.stopReason === 'string' ? result.stopReason : 'none';
+    this.log.add('status', `${this.#agent.name} ${this.#agent.version}: session ${created.sessionId}; prompt sent`);
+    let result: Fields;
+    try {
+      result = fields(await peer.request('session/prompt', { sessionId: created.sessionId, prompt: [{ type: 'text', text: this.prompt ?? '' }] }));
+    } catch (error) {
+      if (!(error instanceof RpcError) || this.#childGone) throw error;
+      // Harn's failed prompt: -32000 (newer builds add data.schema "harn.acp.prompt_error.v1" and terminalClass).
+      const data = fields(error.data);
+      const terminalClass = data.schema === PROMPT_ERROR_SCHEMA && typeof data.terminalClass === 'string' ? data.terminalClass : undefined;
+      this.#ending = { stopReason: null, terminal: null, error: { code: error.code, message: error.message, ...(terminalClass ? { terminalClass } : {}) } };
+      return { succeeded: false, reason: `${error.message} (the prompt failed: JSON-RPC error ${error.code}${terminalClass ? `, terminal class ${terminalClass}` : ''})` };
+    }
+    const stopReason = typeof result.stopReason === 'string' ? result.stopReason : null;
+    const terminal = terminalOf(fields(fields(result._meta).harn).terminal);
+    this.#ending = { stopReason, terminal, error: null };
+    const how = describeEnding(stopReason, terminal);
     const said = this.log.said.trim();
-    if (terminal === 'natural') return { succeeded: true, reason: said || `${basename(this.script)} completed (terminal natural)` };
-    return { succeeded: false, reason: `the prompt ended with stopReason "${stopReason}" and terminal kind ${JSON.stringify(terminal ?? null)}, not "natural"` };
+    // A result without a terminal is a success (v0.7.50's "completed", a pipeline's "end_turn"), but
+    // for a cancel; with a terminal, only kind "natural" is.
+    const succeeded = terminal ? terminal.kind === 'natural' : stopReason !== 'cancelled';
+    if (succeeded) return { succeeded: true, reason: `${said || `${basename(this.script)} completed`} (${how})` };
+    return { succeeded: false, reason: `the prompt ended with ${how}${terminal ? ', not "natural"' : ''}` };
   }
 
   /** Asks Harn to stop (`session/cancel`); if the prompt has not ended within the grace period, kills it. */
@@ -233,7 +256,8 @@ export class HarnRun implements TaskWork {
     this.#endedAt = new Date().toISOString();
     if (this.#stoppedByTask) {
       // The runtime ends the task once its barrier is passed; `settle` then says how.
-      this.log.add('status', 'ended: stopped with its task');
+      const ending = this.#ending;
+      this.log.add('status', `ended: stopped with its task${ending?.error ? `; Harn answered ${ending.error.message}` : ending ? `; Harn answered ${describeEnding(ending.stopReason, ending.terminal)}` : ''}`);
       this.log.flush();
       return;
     }
@@ -253,6 +277,26 @@ export class HarnRun implements TaskWork {
     this.#outcome = { state, reason };
     this.log.add('status', `task ${state}: ${reason}`);
   }
+}
+
+/** `data.schema` of a newer Harn's failed prompt. */
+const PROMPT_ERROR_SCHEMA = 'harn.acp.prompt_error.v1';
+
+type Terminal = NonNullable<NonNullable<HarnRunSummary['ending']>['terminal']>;
+
+/** `_meta.harn.terminal` as newer builds send it: `{ kind, reason, owner, terminalClass? }`. */
+function terminalOf(value: unknown): Terminal | null {
+  const terminal = fields(value);
+  if (typeof terminal.kind !== 'string') return null;
+  const text = (key: string) => (typeof terminal[key] === 'string' ? { [key]: (terminal[key] as string).slice(0, 500) } : {});
+  return { kind: terminal.kind.slice(0, 100), ...text('reason'), ...text('owner'), ...text('terminalClass') };
+}
+
+function describeEnding(stopReason: string | null, terminal: Terminal | null): string {
+  const parts = [`stopReason ${JSON.stringify(stopReason ?? 'none')}`];
+  if (terminal) parts.push(`terminal kind ${JSON.stringify(terminal.kind)}${terminal.reason ? ` (${terminal.reason})` : ''}`);
+  if (terminal?.terminalClass) parts.push(`class ${JSON.stringify(terminal.terminalClass)}`);
+  return parts.join(', ');
 }
 
 function protocol(reason: string): Error {

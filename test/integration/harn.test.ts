@@ -80,7 +80,7 @@ describe('a Harn run', () => {
     }, { prompt: 'what time is it?' });
     const view = await harn.ended();
     expect(view.state).toBe('succeeded');
-    expect(view.finalMessage).toBe('Checking the time.');
+    expect(view.finalMessage).toBe('Checking the time. (stopReason "end_turn")');
     const transcript = harn.transcript();
     expect(transcript.find((entry) => 'prompt' in entry)?.prompt).toEqual([{ type: 'text', text: 'what time is it?' }]);
     const call = stepNamed(transcript, 'call')!;

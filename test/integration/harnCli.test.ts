@@ -58,7 +58,7 @@ describe('capstan harn run', () => {
     expect(result.stdout).toMatch(/^\[stderr\] warming up$/m);
     expect(result.stdout).toMatch(/^Hello, world$/m);
     expect(result.stdout).toMatch(/^\[host ok\] time_now: ok \(harn-\S+\)$/m);
-    expect(result.stdout).toMatch(/\nsucceeded: Hello, world\n$/);
+    expect(result.stdout).toMatch(/\nsucceeded: Hello, world \(stopReason "end_turn"\)\n$/);
   });
 
   it('finds the gateway through the data dir, and exits 1 with the reason when the run fails', async () => {
@@ -67,7 +67,7 @@ describe('capstan harn run', () => {
     writeFileSync(tokenFile, gateway.token, { mode: 0o600 });
     const result = await capstan(['harn', 'run', path, '--data-dir', gateway.dataDir, '--token-file', tokenFile], {});
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\nfailed: the pipeline threw\n$/);
+    expect(result.stdout).toMatch(/\nfailed: the pipeline threw \(the prompt failed: JSON-RPC error -32000, terminal class generic_throw\)\n$/);
   });
 
   it('says why it cannot start: no token, no file, no gateway', async () => {

@@ -149,7 +149,7 @@ describe('how a run fails', () => {
 
   it('a prompt that does not end with terminal kind natural, or ends with an error, fails with the reason', async () => {
     const notNatural = await run({ end: { stopReason: 'end_turn', terminal: 'budget_exhausted' } });
-    expect(await notNatural.ended()).toMatchObject({ state: 'failed', finalMessage: 'the prompt ended with stopReason "end_turn" and terminal kind "budget_exhausted", not "natural"' });
+    expect(await notNatural.ended()).toMatchObject({ state: 'failed', finalMessage: 'the prompt ended with stopReason "end_turn", terminal kind "budget_exhausted" (budget_exhausted), not "natural"' });
     const thrown = await run({ steps: [{ toolCall: 'no_such_tool', orFail: true }] });
     expect(await thrown.ended()).toMatchObject({ state: 'failed', finalMessage: expect.stringMatching(/^Tool rejected: TOOL_NOT_FOUND: /) });
   });

@@ -9,6 +9,13 @@
  * answers as Harn does (60 s, 300 s for builtin_call, HARN_HOST_CALL_TIMEOUT_SECS overriding).
  * `session/cancel` stops the prompt ("cancelled"); stdin closing ends the process.
  *
+ * It plays two Harn versions (the scenario's "version"), each from Harn's own source: '0.7.50',
+ * the snapshot `fetch` brings (crates/harn-serve/src/adapters/acp/mod.rs, crates/harn-vm/src/
+ * llm/agent/tool_dispatch.rs, crates/harn-vm/src/bridge.rs), and '0.10' (default), harn-serve
+ * 0.10.x (crates/harn-serve/src/adapters/acp/prompt.rs, inject.rs, tests/prompt_errors.rs).
+ * Where the driver had to guess (the `owner` of a terminal, derived in Harn from its kind by a
+ * table not read here), it says so.
+ *
  * Where real Harn compiles the `.harn` file, the driver reads it as a scenario (JSON):
  *
  *   { "transcript": "/abs/file.jsonl",           every line in and out, and what the driver made of it
@@ -16,7 +23,8 @@
  *     "initialize": { ... },                      replaces initialize's whole answer (protocol tests)
  *     "ignoreCancel": true,                       keeps running after session/cancel (kill tests)
  *     "steps": [ step, ... ],
- *     "end": { "terminal": "natural", "stopReason": "end_turn" } | { "error": "message" } }
+ *     "version": "0.7.50" | "0.10",
+ *     "end": {} | { "terminal": "natural", "terminalClass"?, "stopReason"? } | { "error": "message", "terminalClass"? } }
  *
  * Steps (each may carry a "label" naming it in the transcript):
  *   { "stderr": text }                     a log line on stderr
@@ -37,15 +45,29 @@ import { randomUUID } from 'node:crypto';
 type Json = Record<string, unknown>;
 interface Scenario {
   transcript?: string;
+  /**
+   * Which Harn to play (default '0.10'). '0.7.50' is the snapshot `fetch` brings
+   * (crates/harn-serve/src/adapters/acp/mod.rs at v0.7.50); '0.10' the newer harn-serve files
+   * (crates/harn-serve/src/adapters/acp/prompt.rs, inject.rs, tests/prompt_errors.rs).
+   */
+  version?: '0.7.50' | '0.10';
   advertiseSteer?: boolean;
   initialize?: Json;
   ignoreCancel?: boolean;
   steps?: Json[];
-  end?: { terminal?: string; stopReason?: string; error?: string };
+  /**
+   * How the prompt ends. Without `terminal` it is a pipeline that ran no agent_loop: newer Harn
+   * answers `{ stopReason: "end_turn" }`, v0.7.50 `{ stopReason: "completed" }`. `terminal` (newer
+   * only) is the agent_loop's outcome, `_meta.harn.terminal`. `error` fails the prompt (-32000;
+   * newer builds add data `{ schema: "harn.acp.prompt_error.v1", terminalClass }`).
+   */
+  end?: { terminal?: string; terminalReason?: string; terminalClass?: string; stopReason?: string; error?: string };
 }
 
 const scriptPath = process.argv.at(-1)!;
 const scenario = JSON.parse(readFileSync(scriptPath, 'utf8')) as Scenario;
+const version = scenario.version ?? '0.10';
+const legacy = version === '0.7.50';
 function record(entry: Json): void {
   if (scenario.transcript) appendFileSync(scenario.transcript, `${JSON.stringify({ at: Date.now(), ...entry })}\n`);
 }
@@ -168,14 +190,24 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     if (failure) break;
   }
   prompting = false;
-  if (cancelled && !scenario.ignoreCancel) return respond(id, { result: { stopReason: 'cancelled', _meta: { harn: { terminal: { kind: 'cancelled' } } } } });
+  if (cancelled && !scenario.ignoreCancel) {
+    // v0.7.50 (acp/mod.rs handle_session_prompt): `{ stopReason: "cancelled" }`. Newer
+    // (acp/prompt.rs cancelled_prompt_result): a cancel carries its terminal, kind user_cancelled.
+    return respond(id, { result: legacy ? { stopReason: 'cancelled' } : { stopReason: 'cancelled', _meta: { harn: { terminal: { kind: 'user_cancelled', reason: 'session/cancel', owner: 'user' } } } } });
+  }
   const end = scenario.end ?? {};
   if (failure || end.error) {
+    // Both versions' send_prompt_error: an "Error: …" message chunk, then the -32000 error.
     const message = failure ?? end.error!;
     send(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `Error: ${message}\n` } } } }));
-    return respond(id, { error: { code: -32000, message } });
+    const data = legacy ? {} : { data: { schema: 'harn.acp.prompt_error.v1', terminalClass: end.terminalClass ?? 'generic_throw' } };
+    return respond(id, { error: { code: -32000, message, ...data } });
   }
-  respond(id, { result: { stopReason: end.stopReason ?? 'end_turn', _meta: { harn: { terminal: { kind: end.terminal ?? 'natural' } } } } });
+  if (legacy) return respond(id, { result: { stopReason: end.stopReason ?? 'completed' } });
+  // Newer (acp/prompt.rs): "end_turn" and no _meta unless an agent_loop sealed an outcome.
+  if (!end.terminal) return respond(id, { result: { stopReason: end.stopReason ?? 'end_turn' } });
+  const terminal = { kind: end.terminal, reason: end.terminalReason ?? end.terminal, owner: end.terminal === 'natural' ? 'agent' : 'harness' /* a guess: Harn derives it from the kind */, ...(end.terminalClass ? { terminalClass: end.terminalClass } : {}) };
+  respond(id, { result: { stopReason: end.stopReason ?? 'end_turn', _meta: { harn: { terminal } } } });
 }
 
 function receive(line: string): void {
@@ -228,7 +260,7 @@ function initializeAnswer(): Json {
   return {
     protocolVersion: 1,
     agentCapabilities: { _meta: { harn }, promptCapabilities: {}, sessionCapabilities: { fork: {}, load: {} } },
-    agentInfo: { name: 'harn', version: '0.0.0-driver' },
+    agentInfo: { name: 'harn', version: legacy ? '0.7.50' : '0.10.8' },
   };
 }
 

@@ -1,0 +1,77 @@
+/**
+ * Capstan against both Harn versions it must host: v0.7.50 (the snapshot `fetch` brings) and
+ * harn-serve 0.10.x. Harn is a Rust program that cannot be installed on these machines, so
+ * `harn.command` points at test/support/harnDriver.ts, a faithful driver written from Harn's own
+ * source (each behaviour cites the file it comes from): it speaks only Harn's side of the wire
+ * protocol, plays either version (the scenario's "version"), and knows nothing of Capstan.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { driverConfig, startScript } from '../support/harnDriver.runs';
+import { send, waitFor, type Json } from '../support/mcp';
+
+let gateway: TestGateway;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'capstan-harn-versions-'));
+  gateway = await startTestGateway({ config: { harn: driverConfig({ permissionTimeoutMs: 5_000 }), cancellation: { graceMs: 400 } } });
+}, 60_000);
+
+afterAll(async () => {
+  await gateway.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const VERSIONS = ['0.7.50', '0.10'] as const;
+const run = (scenario: Json) => startScript(gateway, dir, scenario);
+const harnRun = async (taskId: string) => (await send(gateway, 'GET', `/harn/run?taskId=${taskId}`)).body;
+const prompted = (harn: { transcript(): Json[] }) => waitFor('the prompt to run', () => (harn.transcript().some((entry) => 'prompt' in entry) ? true : undefined));
+const said = (text: string) => ({ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+
+describe.each(VERSIONS)('Harn %s: how a run ends', (version) => {
+  it('a pipeline that ends without a terminal succeeds, showing its stop reason', async () => {
+    const harn = await run({ version, steps: [said('All done.')] });
+    const stopReason = version === '0.7.50' ? 'completed' : 'end_turn';
+    expect(await harn.ended()).toMatchObject({ state: 'succeeded', finalMessage: `All done. (stopReason "${stopReason}")` });
+    expect(await harnRun(harn.task.id)).toMatchObject({ outcome: { state: 'succeeded' }, ending: { stopReason, terminal: null, error: null } });
+  });
+
+  it('a failed prompt is a JSON-RPC error: the task fails with its message (and, newer, its terminal class)', async () => {
+    const harn = await run({ version, end: { error: 'boom: the pipeline threw', terminalClass: 'tool_policy_rejected' } });
+    const view = await harn.ended();
+    expect(view.state).toBe('failed');
+    if (version === '0.7.50') {
+      expect(view.finalMessage).toBe('boom: the pipeline threw (the prompt failed: JSON-RPC error -32000)');
+      expect((await harnRun(harn.task.id)).ending).toEqual({ stopReason: null, terminal: null, error: { code: -32000, message: 'boom: the pipeline threw' } });
+    } else {
+      expect(view.finalMessage).toBe('boom: the pipeline threw (the prompt failed: JSON-RPC error -32000, terminal class tool_policy_rejected)');
+      expect((await harnRun(harn.task.id)).ending).toEqual({ stopReason: null, terminal: null, error: { code: -32000, message: 'boom: the pipeline threw', terminalClass: 'tool_policy_rejected' } });
+    }
+  });
+
+  it('a cancelled run is cancelled, and the run says how Harn ended it', async () => {
+    const harn = await run({ version, steps: [{ waitForCancel: true }] });
+    await prompted(harn);
+    expect((await send(gateway, 'POST', `/tasks/${harn.task.id}/cancel`, {})).body.state).toBe('cancelled');
+    const view = await harnRun(harn.task.id);
+    expect(view.outcome).toMatchObject({ state: 'cancelled' });
+    if (version === '0.7.50') expect(view.ending).toEqual({ stopReason: 'cancelled', terminal: null, error: null });
+    else expect(view.ending).toMatchObject({ stopReason: 'cancelled', terminal: { kind: 'user_cancelled', reason: 'session/cancel' }, error: null });
+    const ended = (view.updates as Json[]).find((line) => String(line.text).startsWith('ended: stopped with its task'));
+    expect(ended?.text).toContain(version === '0.7.50' ? 'stopReason "cancelled"' : 'terminal kind "user_cancelled"');
+  });
+});
+
+describe('Harn 0.10: after an agent_loop', () => {
+  it('terminal kind natural succeeds; any other kind fails, naming kind and class', async () => {
+    const natural = await run({ version: '0.10', steps: [said('Loop finished.')], end: { terminal: 'natural', terminalReason: 'done' } });
+    expect(await natural.ended()).toMatchObject({ state: 'succeeded', finalMessage: 'Loop finished. (stopReason "end_turn", terminal kind "natural" (done))' });
+    const budget = await run({ version: '0.10', end: { terminal: 'budget_exhausted', terminalClass: 'llm_budget' } });
+    expect(await budget.ended()).toMatchObject({ state: 'failed', finalMessage: 'the prompt ended with stopReason "end_turn", terminal kind "budget_exhausted" (budget_exhausted), class "llm_budget", not "natural"' });
+    expect((await harnRun(budget.task.id)).ending).toMatchObject({ terminal: { kind: 'budget_exhausted', terminalClass: 'llm_budget' } });
+  });
+});
