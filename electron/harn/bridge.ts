@@ -48,6 +48,12 @@ export interface BridgeRun {
   principal: Principal;
   /** Harn's ACP session id, once `session/new` has answered. */
   harnSession(): string | undefined;
+  /**
+   * Every session id this run may be addressed under: the one `session/new` answered and those
+   * Harn reported as its sub-agents' (a permission request's `mutation.parent_session_id` naming
+   * a known session, a `worker_update`'s session ids).
+   */
+  sessions: Set<string>;
   log: UpdateLog;
   permissionTimeoutMs: number;
   /** Aborts when the run stops: a wait for the operator ends with it. */
@@ -56,6 +62,13 @@ export interface BridgeRun {
 
 const SessionParams = z.looseObject({ sessionId: z.string().optional() });
 const BuiltinCallParams = z.looseObject({ name: z.string().min(1).max(300), args: z.array(z.unknown()).max(1).default([]), sessionId: z.string().optional() });
+/**
+ * `session/request_permission` in both shapes. Newer harn-serve: `toolCall` is an ACP
+ * `tool_call_update` (`title`, `kind`, `rawInput`, `locations`, `_meta.harn { toolName,
+ * approvalRequest, policyDecision }`) with `options`. v0.7.50 (crates/harn-vm/src/llm/agent/
+ * tool_dispatch.rs): `{ sessionId, approvalRequest, toolCall: { toolCallId, toolName, rawInput },
+ * mutation, declaredPaths, declaredPathEntries }` and no options.
+ */
 const PermissionParams = z.looseObject({
   sessionId: z.string(),
   toolCall: z.looseObject({
@@ -64,8 +77,13 @@ const PermissionParams = z.looseObject({
     toolName: z.string().max(300).optional(),
     kind: z.string().max(100).optional(),
     rawInput: z.unknown().optional(),
+    locations: z.array(z.looseObject({ path: z.string().max(4096) })).max(100).optional(),
+    _meta: z.unknown().optional(),
   }),
-  options: z.array(z.looseObject({ optionId: z.string().min(1).max(300), name: z.string().optional(), kind: z.string() })).max(20),
+  options: z.array(z.looseObject({ optionId: z.string().min(1).max(300), name: z.string().optional(), kind: z.string() })).max(20).optional(),
+  approvalRequest: z.unknown().optional(),
+  mutation: z.unknown().optional(),
+  declaredPaths: z.array(z.string().max(4096)).max(100).optional(),
 });
 const UpdateParams = z.looseObject({ sessionId: z.string(), update: z.looseObject({ sessionUpdate: z.string() }) });
 
@@ -88,10 +106,19 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
       throw new RpcError(RpcCode.INVALID_PARAMS, `Invalid params for ${method}: ${where}${issue?.message ?? 'invalid'}`);
     }
     const sessionId = (parsed.data as { sessionId?: unknown }).sessionId;
-    if (sessionId !== undefined && sessionId !== run.harnSession()) {
+    if (typeof sessionId === 'string' && method === 'session/request_permission') learnSubAgent(sessionId, (parsed.data as { mutation?: unknown }).mutation);
+    if (sessionId !== undefined && !run.sessions.has(sessionId as string)) {
       throw new RpcError(RpcCode.INVALID_PARAMS, `Invalid params for ${method}: sessionId is not this run's session`);
     }
     return parsed.data;
+  }
+
+  /** A sub-agent's session: the mutation record Harn sends names its parent (MutationSessionRecord). */
+  function learnSubAgent(sessionId: string, mutation: unknown): void {
+    const record = fieldsOf(mutation);
+    const parent = record.parent_session_id;
+    if (typeof parent !== 'string' || !run.sessions.has(parent)) return;
+    for (const id of [sessionId, record.session_id]) if (typeof id === 'string' && id.length <= 300 && run.sessions.size < 1_000) run.sessions.add(id);
   }
 
   /**
@@ -127,18 +154,26 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
   }
 
   async function requestPermission(params: Record<string, unknown>): Promise<unknown> {
-    const { toolCall, options } = parse(PermissionParams, 'session/request_permission', params);
-    const allow = options.find((option) => option.kind === 'allow_once') ?? options.find((option) => option.kind.startsWith('allow'));
-    const reject = options.find((option) => option.kind === 'reject_once') ?? options.find((option) => option.kind.startsWith('reject'));
-    const name = toolCall.toolName ?? toolCall.title ?? toolCall.toolCallId;
+    const { sessionId, toolCall, options, mutation, declaredPaths } = parse(PermissionParams, 'session/request_permission', params);
+    const harnMeta = fieldsOf(fieldsOf(toolCall._meta).harn);
+    const name = toolCall.toolName ?? (typeof harnMeta.toolName === 'string' ? harnMeta.toolName.slice(0, 300) : undefined) ?? toolCall.title ?? toolCall.toolCallId;
+    // v0.7.50 sends no options and reads only `outcome.outcome` ("selected" or "allow" grants,
+    // whatever optionId) or `granted`, and `reason` when it is refused: it gets its own answers.
+    const legacy = options === undefined;
+    const allow = options?.find((option) => option.kind === 'allow_once') ?? options?.find((option) => option.kind.startsWith('allow'));
+    const reject = options?.find((option) => option.kind === 'reject_once') ?? options?.find((option) => option.kind.startsWith('reject'));
     const refused = (why: string) => {
       run.log.add('permission', `${name}: ${reject ? 'rejected' : 'cancelled'}, ${why}`, { status: 'refused' });
+      if (legacy) return { outcome: { outcome: 'cancelled' }, granted: false, reason: `Capstan: ${why}` };
       return reject ? { outcome: { outcome: 'selected', optionId: reject.optionId } } : { outcome: { outcome: 'cancelled' } };
     };
-    if (!allow) return refused('Harn offered no option to allow it');
+    if (!legacy && !allow) return refused('Harn offered no option to allow it');
     const requestId = `harn-permission-${randomUUID()}`;
     const timeout = AbortSignal.timeout(run.permissionTimeoutMs);
-    run.log.add('permission', `${name}: Harn asks for permission; waiting for the operator in Approvals`, { status: 'waiting', requestId });
+    const paths = declaredPaths ?? (toolCall.locations ?? []).map((location) => location.path);
+    const policy = policyText(mutation, harnMeta.policyDecision);
+    const subAgent = sessionId !== run.harnSession() ? ` for sub-agent session ${sessionId}` : '';
+    run.log.add('permission', `${name}: Harn asks for permission${subAgent}; waiting for the operator in Approvals`, { status: 'waiting', requestId });
     try {
       const running = task();
       const input = toolCall.rawInput;
@@ -153,7 +188,11 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
               id: `harn.permission:${name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'tool'}`,
               name,
               title: toolCall.title ?? name,
-              description: `The Harn script ${run.script} asks to run ${name}${toolCall.kind ? ` (${toolCall.kind})` : ''}, tool call ${toolCall.toolCallId}.`,
+              description: [
+                `The Harn script ${run.script} asks to run ${name}${toolCall.kind ? ` (${toolCall.kind})` : ''}, tool call ${toolCall.toolCallId}${subAgent}.`,
+                policy ? `Harn's policy decision: ${policy}.` : "Harn's policy requires the host's approval.",
+                paths.length > 0 ? `Declared paths: ${paths.slice(0, 20).join(', ')}${paths.length > 20 ? `, and ${paths.length - 20} more` : ''}.` : 'No declared paths.',
+              ].join(' '),
               riskLevel: 'high',
               mutating: !READ_KINDS.includes(toolCall.kind ?? ''),
             },
@@ -163,13 +202,13 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
         ),
       );
       run.log.add('permission', `${name}: allowed by the operator`, { status: 'ok', requestId });
-      return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+      return legacy ? { outcome: { outcome: 'selected' }, granted: true } : { outcome: { outcome: 'selected', optionId: allow!.optionId } };
     } catch (error) {
       // Fail closed: denied, expired, timed out, withdrawn or anything else is not an allow.
       if (error instanceof CapstanError && error.code === 'CONFIRMATION_DENIED') return refused('denied by the operator');
       const why = timeout.aborted ? `no decision within ${Math.round(run.permissionTimeoutMs / 1000)} s` : run.stopped.aborted ? 'the run stopped' : error instanceof CapstanError ? error.message : 'it could not be asked';
       run.log.add('permission', `${name}: cancelled (fails closed), ${why}`, { status: 'refused' });
-      return { outcome: { outcome: 'cancelled' } };
+      return legacy ? { outcome: { outcome: 'cancelled' }, granted: false, reason: `Capstan: ${why}` } : { outcome: { outcome: 'cancelled' } };
     }
   }
 
@@ -203,10 +242,38 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
     notification(method, params) {
       if (method !== 'session/update') return;
       const parsed = UpdateParams.safeParse(params);
-      if (parsed.success && parsed.data.sessionId === run.harnSession()) applySessionUpdate(run.log, parsed.data.update);
-      else run.log.add('protocol', parsed.success ? 'a session/update for another session was ignored' : 'a malformed session/update was ignored');
+      if (parsed.success && run.sessions.has(parsed.data.sessionId)) {
+        learnWorkers(parsed.data.update);
+        applySessionUpdate(run.log, parsed.data.update);
+      } else run.log.add('protocol', parsed.success ? 'a session/update for another session was ignored' : 'a malformed session/update was ignored');
     },
   };
+
+  /** A `worker_update` on a known session names its worker's session (metadata, at the top level in v0.7.50, under `_meta.harn` newer). */
+  function learnWorkers(update: Record<string, unknown>): void {
+    if (update.sessionUpdate !== 'worker_update') return;
+    for (const source of [update, fieldsOf(fieldsOf(update._meta).harn)]) {
+      const metadata = fieldsOf(source.metadata);
+      for (const id of [metadata.session_id, metadata.child_session_id, metadata.sessionId]) {
+        if (typeof id === 'string' && id !== '' && id.length <= 300 && run.sessions.size < 1_000) run.sessions.add(id);
+      }
+    }
+  }
+}
+
+const fieldsOf = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** Harn's policy decision, as the operator reads it: newer `_meta.harn.policyDecision`, v0.7.50's `mutation` record. */
+function policyText(mutation: unknown, decision: unknown): string {
+  const parts: string[] = [];
+  if (typeof decision === 'string') parts.push(decision.slice(0, 200));
+  else if (decision !== undefined && decision !== null) parts.push(JSON.stringify(decision).slice(0, 300));
+  const record = fieldsOf(mutation);
+  if (typeof record.mutation_scope === 'string') parts.push(`mutation scope ${record.mutation_scope.slice(0, 100)}`);
+  if (typeof record.execution_kind === 'string') parts.push(`execution ${record.execution_kind.slice(0, 100)}`);
+  if (typeof record.worker_id === 'string') parts.push(`worker ${record.worker_id.slice(0, 100)}`);
+  if (record.approval_policy !== undefined && record.approval_policy !== null) parts.push(`approval policy ${JSON.stringify(record.approval_policy).slice(0, 300)}`);
+  return parts.join('; ');
 }
 
 function rpcError(error: CapstanError, code: number, requestId: string | undefined, taskId: string): RpcError {

@@ -58,6 +58,8 @@ export class HarnRun implements TaskWork {
   #ending: NonNullable<HarnRunSummary['ending']> | null = null;
   #childGone = false;
   #harnSession: string | undefined;
+  /** The sessions Harn may address this run under: its own and its sub-agents'. */
+  readonly #sessions = new Set<string>();
   #child: HarnChild | undefined;
   #peer: RpcPeer | undefined;
   readonly #stopping = new AbortController();
@@ -88,6 +90,7 @@ export class HarnRun implements TaskWork {
       script: this.script,
       principal,
       harnSession: () => this.#harnSession,
+      sessions: this.#sessions,
       log: this.log,
       permissionTimeoutMs: this.parts.config.permissionTimeoutMs,
       stopped: this.#stopping.signal,
@@ -200,6 +203,7 @@ export class HarnRun implements TaskWork {
     const created = fields(await peer.request('session/new', { cwd: dirname(this.script), mcpServers: [] }, HANDSHAKE_TIMEOUT_MS));
     if (typeof created.sessionId !== 'string' || created.sessionId === '') throw protocol('session/new answered without a sessionId');
     this.#harnSession = created.sessionId;
+    this.#sessions.add(created.sessionId);
     if (this.#stopping.signal.aborted) throw protocol('stopped during the handshake');
     this.#state = 'running';
     this.log.add('status', `${this.#agent.name} ${this.#agent.version}: session ${created.sessionId}; prompt sent`);

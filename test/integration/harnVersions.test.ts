@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { driverConfig, startScript } from '../support/harnDriver.runs';
+import { driverConfig, startScript, waitForApproval } from '../support/harnDriver.runs';
 import { send, waitFor, type Json } from '../support/mcp';
 
 let gateway: TestGateway;
@@ -73,5 +73,60 @@ describe('Harn 0.10: after an agent_loop', () => {
     const budget = await run({ version: '0.10', end: { terminal: 'budget_exhausted', terminalClass: 'llm_budget' } });
     expect(await budget.ended()).toMatchObject({ state: 'failed', finalMessage: 'the prompt ended with stopReason "end_turn", terminal kind "budget_exhausted" (budget_exhausted), class "llm_budget", not "natural"' });
     expect((await harnRun(budget.task.id)).ending).toMatchObject({ terminal: { kind: 'budget_exhausted', terminalClass: 'llm_budget' } });
+  });
+});
+
+describe.each(VERSIONS)('Harn %s: session/request_permission', (version) => {
+  it('reaches the operator in Approvals with the tool, arguments, policy and declared paths; approved and denied go back as this version reads them', async () => {
+    const legacy = version === '0.7.50';
+    const harn = await run({
+      version,
+      steps: [
+        { permission: { toolCallId: 'call-1', toolName: 'edit_file', title: 'edit_file', kind: 'edit', rawInput: { path: 'src/main.rs' }, locations: [{ path: 'src/main.rs' }] }, declaredPaths: ['src/main.rs'], label: 'approved' },
+        { permission: { toolCallId: 'call-2', toolName: 'delete_file', title: 'delete_file', kind: 'delete', rawInput: { path: 'Cargo.lock' }, locations: [{ path: 'Cargo.lock' }] }, declaredPaths: ['Cargo.lock'], label: 'denied' },
+      ],
+    });
+    const first = await waitForApproval(gateway, harn.task.id);
+    expect(first).toMatchObject({ tool: { name: 'edit_file', riskLevel: 'high', mutating: true }, arguments: { path: 'src/main.rs' } });
+    const description = String((first.tool as Json).description);
+    expect(description).toContain('Declared paths: src/main.rs.');
+    expect(description).toContain(legacy ? "Harn's policy decision: mutation scope apply_workspace; approval policy" : "Harn's policy decision: requires_host_approval");
+    expect((await send(gateway, 'POST', `/approvals/${first.id}`, { decision: 'approve' })).status).toBe(200);
+    const second = await waitForApproval(gateway, harn.task.id, first.id as string);
+    expect(second).toMatchObject({ tool: { name: 'delete_file' }, arguments: { path: 'Cargo.lock' } });
+    expect((await send(gateway, 'POST', `/approvals/${second.id}`, { decision: 'deny' })).status).toBe(200);
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    const approved = transcript.find((entry) => entry.step === 'approved');
+    const denied = transcript.find((entry) => entry.step === 'denied');
+    expect(approved).toMatchObject({ category: 'ok', allowed: true });
+    expect(denied).toMatchObject({ category: 'ok', allowed: false });
+    if (legacy) {
+      // No options were sent: v0.7.50 would take any "selected" as a grant, so a denial is never one.
+      expect(approved?.result).toEqual({ outcome: { outcome: 'selected' }, granted: true });
+      expect(denied?.result).toEqual({ outcome: { outcome: 'cancelled' }, granted: false, reason: 'Capstan: denied by the operator' });
+    } else {
+      expect(approved?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
+      expect(denied?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    }
+  });
+});
+
+describe('Harn 0.7.50: a sub-agent asks', () => {
+  it("accepts a sub-agent's session (its mutation record names the run's session as parent); refuses a session Harn never reported", async () => {
+    const harn = await run({
+      version: '0.7.50',
+      steps: [
+        { permission: { toolCallId: 'call-1', toolName: 'write_file', rawInput: { path: 'notes.md' } }, subAgent: 'session-sub-1', declaredPaths: ['notes.md'], label: 'sub-agent' },
+        { request: 'session/request_permission', params: { sessionId: 'stranger', toolCall: { toolCallId: 'x', toolName: 'rm', rawInput: {} } }, label: 'stranger' },
+      ],
+    });
+    const approval = await waitForApproval(gateway, harn.task.id);
+    expect(String((approval.tool as Json).description)).toContain('for sub-agent session session-sub-1');
+    await send(gateway, 'POST', `/approvals/${approval.id}`, { decision: 'approve' });
+    await harn.ended();
+    const transcript = harn.transcript();
+    expect(transcript.find((entry) => entry.step === 'sub-agent')).toMatchObject({ allowed: true });
+    expect(transcript.find((entry) => entry.step === 'stranger')).toMatchObject({ category: 'host error', error: { code: -32602 } });
   });
 });

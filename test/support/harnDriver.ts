@@ -31,7 +31,9 @@
  *   { "update": { sessionUpdate, ... } }   a session/update notification
  *   { "request": method, "params"?, "id"?: "<raw id text>" }   a bridge request; waits for its answer
  *   { "toolCall": name, "args"?: {...} }   builtin_call `{ name, args: [payload], sessionId }`
- *   { "permission": toolCall }             session/request_permission with allow and reject options
+ *   { "permission": toolCall, "declaredPaths"?, "mutationScope"?, "subAgent"?: sessionId, "policyDecision"? }
+ *                                          session/request_permission in the version's shape (newer: with
+ *                                          allow and reject options; v0.7.50: none, and its reading of the answer)
  *   { "raw": line }                        any line, malformed ones included
  *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "exit": code }
  * A request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for its
@@ -144,7 +146,7 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
   else if (step.waitForSteer) await until(() => steers.length > 0 || cancelled);
   else if (typeof step.request === 'string' || typeof step.toolCall === 'string' || step.permission) {
     const [method, params] = step.permission
-      ? ['session/request_permission', { sessionId, toolCall: step.permission, options: PERMISSION_OPTIONS }]
+      ? ['session/request_permission', permissionParams(step, sessionId)]
       : typeof step.toolCall === 'string'
         ? ['builtin_call', { name: step.toolCall, args: [step.args ?? {}], sessionId }]
         : [step.request as string, (step.params as Json | undefined) ?? {}];
@@ -152,9 +154,18 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
     if (typeof step.exitAfter === 'number') setTimeout(() => process.exit(Number(step.exitCode ?? 3)), step.exitAfter);
     const outcome = categorise(method, await call(method, params, step.id as string | undefined));
     if (step.permission) {
-      // Fail closed: anything but the allow option (an error, reject, cancelled) is a refusal.
-      const selected = (outcome.result as { outcome?: { outcome?: string; optionId?: string } } | undefined)?.outcome;
-      outcome.allowed = selected?.outcome === 'selected' && selected.optionId === 'allow';
+      const answer = (outcome.result ?? {}) as { outcome?: { outcome?: string; optionId?: string } | string; granted?: unknown; reason?: unknown };
+      if (legacy) {
+        // v0.7.50 (tool_dispatch.rs): outcome.outcome, or a bare string outcome, "selected" or
+        // "allow" grants, whatever the optionId; so does granted: true. An error denies.
+        const said = typeof answer.outcome === 'string' ? answer.outcome : answer.outcome?.outcome;
+        outcome.allowed = outcome.category === 'ok' && (said === 'selected' || said === 'allow' || answer.granted === true);
+        if (!outcome.allowed) outcome.reason = typeof answer.reason === 'string' ? answer.reason : 'host did not grant approval';
+      } else {
+        // Newer: fail closed, anything but the allow option (an error, reject, cancelled) is a refusal.
+        const selected = typeof answer.outcome === 'object' ? answer.outcome : undefined;
+        outcome.allowed = selected?.outcome === 'selected' && selected.optionId === 'allow';
+      }
     }
     record({ step: step.label ?? method, ...outcome });
     if (step.orFail && (outcome.category !== 'ok' || outcome.allowed === false)) {
@@ -163,6 +174,37 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
     }
   }
   return undefined;
+}
+
+/**
+ * A permission step's params. v0.7.50 (crates/harn-vm/src/llm/agent/tool_dispatch.rs, RequiresHostApproval):
+ * `{ sessionId, approvalRequest, toolCall: { toolCallId, toolName, rawInput }, mutation, declaredPaths,
+ * declaredPathEntries }`, no options; `sessionId` is the agent loop's session, a sub-agent's when
+ * it runs one (step.subAgent: its session id, with `mutation.parent_session_id` the run's session).
+ * The approvalRequest's fields follow crates/harn-vm/src/stdlib/hitl.rs approval_request_for_host_permission.
+ * Newer: an ACP tool_call_update with Harn's extras under `_meta.harn`, and allow/reject options.
+ */
+function permissionParams(step: Json, sessionId: string): Json {
+  const call = step.permission as Json;
+  const toolName = String(call.toolName ?? call.title ?? 'tool');
+  if (!legacy) {
+    return {
+      sessionId,
+      toolCall: { sessionUpdate: 'tool_call_update', ...call, _meta: { harn: { toolName, approvalRequest: { id: call.toolCallId, action: toolName }, policyDecision: step.policyDecision ?? 'requires_host_approval' } } },
+      options: PERMISSION_OPTIONS,
+    };
+  }
+  const subAgent = typeof step.subAgent === 'string' ? step.subAgent : undefined;
+  const session = subAgent ?? sessionId;
+  const declaredPaths = (step.declaredPaths as string[] | undefined) ?? [];
+  return {
+    sessionId: session,
+    approvalRequest: { id: call.toolCallId, action: toolName, args: call.rawInput ?? {}, principal: session, evidence_refs: [], undo_metadata: null, capabilities_requested: [`tool.${toolName}`] },
+    toolCall: { toolCallId: call.toolCallId, toolName, rawInput: call.rawInput ?? {} },
+    mutation: { session_id: session, parent_session_id: subAgent ? sessionId : null, run_id: null, worker_id: null, execution_kind: null, mutation_scope: step.mutationScope ?? 'apply_workspace', approval_policy: { require_approval: [toolName] } },
+    declaredPaths,
+    declaredPathEntries: declaredPaths.map((path) => ({ path })),
+  };
 }
 
 const PERMISSION_OPTIONS = [
