@@ -15,7 +15,8 @@ import type { ApprovalWait } from '../../services/approvals';
 
 export interface CallProgress {
   onWaiting: (wait: ApprovalWait) => void;
-  stop(): void;
+  /** Stops listening; resolves once every notification already sent is on its way, so none comes after the answer. */
+  stop(): Promise<void>;
 }
 
 /** The progress of the call with this requestId, or undefined when the client asked for none. */
@@ -25,15 +26,24 @@ export function callProgress(ctx: ServerContext, requestId: string, events: Even
   let phase: 'approval' | 'tool' | undefined;
   let floor = 0;
   let last = -1;
+  const sending = new Set<Promise<unknown>>();
   const tell = (from: 'approval' | 'tool', progress: number, total: number | null | undefined, message: string | null | undefined) => {
     if (phase !== from) [phase, floor] = [from, last + 1];
     if (floor + progress <= last) return;
     last = floor + progress;
     const params = { progressToken, progress: last, ...(typeof total === 'number' ? { total: floor + total } : {}), ...(message ? { message } : {}) };
-    void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    const sent = ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    sending.add(sent);
+    void sent.finally(() => sending.delete(sent));
   };
   const unsubscribe = events.subscribe((event) => {
     if (event.type === 'progress' && event.requestId === requestId) tell('tool', event.progress, event.total, event.message);
   });
-  return { onWaiting: (wait) => tell('approval', wait.waitedMs, wait.timeoutMs, wait.message), stop: unsubscribe };
+  return {
+    onWaiting: (wait) => tell('approval', wait.waitedMs, wait.timeoutMs, wait.message),
+    stop: async () => {
+      unsubscribe();
+      await Promise.all(sending);
+    },
+  };
 }

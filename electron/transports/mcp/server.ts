@@ -99,7 +99,7 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
         if (dynamic && reply.ok && operation === 'toolsLoad') listChanged = await remember(reply.value as { taskId: string; reference: CapabilityReference });
       }
     } finally {
-      progress?.stop();
+      await progress?.stop();
     }
     if (dynamic && reply.ok) listChanged = loaded.observe(sessionId, (reply.value as { taskId: string }).taskId) || listChanged;
     if (listChanged) await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
