@@ -1,5 +1,5 @@
 /**
- * The console page: header with the catalog's figures, the agents' calls waiting for approval,
+ * The console page: header with the catalog's figures, the agents' calls waiting for approval, the MCP tools held for review,
  * and the ways into Providers, Diagnostics and Settings; the capability list; the selected capability and recent executions; the
  * activity dock with the Tasks and Ledger views.
  */
@@ -13,6 +13,8 @@ import { GatewayProblem } from './features/gateway/GatewayProblem';
 import { RecentExecutions } from './features/executions/RecentExecutions';
 import { InspectDrawer } from './features/inspect/InspectDrawer';
 import { LiveIndicator } from './features/live/LiveIndicator';
+import { HeldIndicator } from './features/pins/HeldIndicator';
+import { PinsPanel } from './features/pins/PinsPanel';
 import { ProvidersButton } from './features/providers/ProvidersButton';
 import { ProvidersPanel } from './features/providers/ProvidersPanel';
 import { RegistryCounts } from './features/registry/RegistryCounts';
@@ -33,7 +35,7 @@ export function App() {
   const setSettingsOpen = useConsoleUi((ui) => ui.setSettingsOpen);
   // The layout gives the dock room by its size (styles/activity.css).
   const dockSize = useConsoleUi((ui) => ui.dockSize);
-  const { entries, byId, whitelist, providers, diagnostics } = registry;
+  const { entries, byId, whitelist, providers, diagnostics, held } = registry;
   const error = registry.error && toErrorBody(registry.error);
   const retry = () => void registry.retry();
 
@@ -59,6 +61,7 @@ export function App() {
         {entries && whitelist && <RegistryCounts entries={entries} whitelist={whitelist} generation={registry.catalogGeneration} />}
         <nav className="app-header__nav" aria-label="Console">
           {entries && <ApprovalsIndicator />}
+          {entries && <HeldIndicator held={held} />}
           <LiveIndicator />
           {entries && (
             <>
@@ -91,6 +94,7 @@ export function App() {
           <InspectDrawer byId={byId} catalogGeneration={registry.catalogGeneration} providers={providers} diagnostics={diagnostics} />
           <ProvidersPanel providers={providers} />
           <DiagnosticsPanel diagnostics={diagnostics} />
+          <PinsPanel held={held} />
         </>
       ) : error ? (
         <main id="workspace" className="workspace workspace--message" tabIndex={-1}>

@@ -9,7 +9,7 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { LedgerEntry } from '../shared/ledger';
-import { applyCatalogEvent, refreshCatalog, useTransport } from './api/hooks';
+import { applyCatalogEvent, refreshCatalog, refreshPins, useTransport } from './api/hooks';
 import type { LiveStatus } from './api/transport';
 import { applyApproval } from './features/approvals/approvalCache';
 import { refreshApprovals } from './features/approvals/useApprovals';
@@ -28,6 +28,9 @@ import { useConsoleUi } from './state/uiStore';
  */
 const changesUnknownOutcomes = (entry: LedgerEntry) =>
   entry.kind === 'acknowledgement' || (entry.kind === 'call_finished' && entry.details.status === 'outcome_unknown');
+
+/** Entries that hold or release a tool (pinned contracts), for the held count and the review. */
+const changesPins = (entry: LedgerEntry) => entry.kind === 'contract_held' || entry.kind === 'pin_accepted' || entry.kind === 'pin_set';
 
 export function useLiveUpdates(): void {
   const transport = useTransport();
@@ -51,6 +54,7 @@ export function useLiveUpdates(): void {
           ledger.push(event.entry);
           if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);
           if (changesUnknownOutcomes(event.entry)) refreshTasks(transport, client);
+          if (changesPins(event.entry)) refreshPins(client);
         }
       },
       {

@@ -156,3 +156,11 @@ export function revealConfusables(text: string): string {
   });
   return revealHidden(marked.join(''));
 }
+
+/**
+ * What tag characters spell, read as the ASCII they shadow (U+E0020-E007E stand for U+0020-007E):
+ * the message a model would read and a person would not see. Each run of them, in order.
+ */
+export function hiddenTagText(text: string): string[] {
+  return [...text.matchAll(/[\u{E0020}-\u{E007E}]+/gu)].map(([run]) => [...run].map((character) => String.fromCodePoint(character.codePointAt(0)! - 0xe0000)).join(''));
+}

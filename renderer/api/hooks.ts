@@ -23,6 +23,9 @@ export const queryKeys = {
   searchPage: (params: SearchParams, page: number) => ['search', params, page],
   /** config.json's MCP servers as the gateway shows them (secrets masked). */
   mcpServers: ['mcpServers'],
+  /** The held MCP tools (GET /pins) and, under it, each one's diff (['pins', 'diff', id]). */
+  pins: ['pins'],
+  pinDiff: (id: string) => ['pins', 'diff', id],
 } as const;
 
 /** The catalog view the console holds, with its entity tag (null: none known, the next read is whole). */
@@ -106,6 +109,24 @@ export function applyCatalogEvent(client: QueryClient, event: CatalogChanged): v
   if (!event.delta || event.delta.upserted.length > 0 || event.delta.removed.length > 0) void client.invalidateQueries({ queryKey: queryKeys.searches });
   // A server's status and tool count change with the catalog; the list is only read while the Providers panel shows it.
   void client.invalidateQueries({ queryKey: queryKeys.mcpServers });
+  // A listing (list_changed, a reconnect) is when a tool is held or its held descriptor changes again.
+  refreshPins(client);
+}
+
+/**
+ * Reads the catalog whole, unconditionally. For held tools (pinned contracts): `GET /catalog` lists
+ * them, but a catalog event's delta is taken over the tools tasks see, which leaves them out, so
+ * a tool held by a listing is removed from the view the console holds. The registry reads the
+ * view again when a held tool is missing from it (useRegistry).
+ */
+export async function readWholeCatalog(client: QueryClient, transport: ConsoleTransport): Promise<void> {
+  const read = await transport.readCatalog(null);
+  if (read !== 'unchanged') client.setQueryData<HeldCatalog>(queryKeys.catalog, newerView(client, { ...read.view, tag: read.tag }));
+}
+
+/** Reads the held tools again, and the diff under review: a change may have held, released or rewritten one. */
+export function refreshPins(client: QueryClient): void {
+  void client.invalidateQueries({ queryKey: queryKeys.pins });
 }
 
 /** Re-reads everything a catalog change can affect (after a reconnect, or when the operator asks): the catalog conditionally. */
@@ -116,6 +137,7 @@ export function refreshCatalog(client: QueryClient): void {
   void client.invalidateQueries({ queryKey: queryKeys.searches });
   // A server's status and tool count change with the catalog; the list is only read while the Providers panel shows it.
   void client.invalidateQueries({ queryKey: queryKeys.mcpServers });
+  refreshPins(client);
 }
 
 /** What a search asks besides its page: the query and the console's filters. */
@@ -181,6 +203,41 @@ export const useSetProviderEnabled = () =>
 
 export const useSetCapabilityRevoked = () =>
   useCatalogMutation((transport, input: { id: string; revoked: boolean }) => transport.setCapabilityRevoked(input));
+
+/**
+ * The MCP tools held for review (shared/pins.ts): changed since they were pinned, or new. Kept
+ * current by catalog events and the pin ledger entries (useLiveUpdates).
+ */
+export function usePins() {
+  const transport = useTransport();
+  return useQuery({ queryKey: queryKeys.pins, queryFn: () => transport.listPins(undefined) });
+}
+
+/** A held tool's descriptor as pinned and as its server sends it now; read again whenever the held tools may have changed. */
+export function usePinDiff(id: string | null) {
+  const transport = useTransport();
+  return useQuery({
+    queryKey: queryKeys.pinDiff(id ?? ''),
+    queryFn: () => transport.getPinDiff({ id: id! }),
+    enabled: id !== null,
+    // A tool no longer held answers CAPABILITY_NOT_FOUND: said once, not retried.
+    retry: false,
+  });
+}
+
+/** Accepts a held tool as reviewed: `hash` is the descriptor shown, so one changed again meanwhile stays held. */
+export function useAcceptPin() {
+  const transport = useTransport();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; hash: string }) => transport.acceptPin(input),
+    onSuccess: (view) => {
+      client.setQueryData(queryKeys.pins, view);
+      // The tool is callable at once; the catalog event follows, this only makes sure.
+      refreshCatalog(client);
+    },
+  });
+}
 
 /** Runs a tool; `confirmed` marks a call the operator has reviewed in the confirmation flow. */
 export function useCallTool() {

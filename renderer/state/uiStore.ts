@@ -13,7 +13,7 @@ import type { LedgerFilter } from './ledgerStore';
 
 export type KindFilter = 'all' | CapabilityKind;
 /** Drawers opened from the header. */
-export type Panel = 'providers' | 'diagnostics';
+export type Panel = 'providers' | 'diagnostics' | 'pins';
 /** The views in the activity dock along the bottom of the window. */
 export type DockTab = 'tasks' | 'ledger' | 'approvals';
 /** How much of the window the dock takes: only its tabs, a part, or most of it. */
@@ -31,6 +31,8 @@ interface ConsoleUiState {
   /** The capability whose inspect drawer is open. */
   inspectingId: string | null;
   panel: Panel | null;
+  /** The held tool the Held for review panel shows; null lists them. */
+  reviewingPin: string | null;
   settingsOpen: boolean;
   /** Whether the gateway's events are reaching the page. */
   liveStatus: LiveStatus;
@@ -50,6 +52,8 @@ interface ConsoleUiState {
   select(id: string | null): void;
   inspect(id: string | null): void;
   openPanel(panel: Panel | null): void;
+  /** Opens the Held for review panel on one held tool (null: on the list of them). */
+  reviewPin(id: string | null): void;
   setSettingsOpen(open: boolean): void;
   setLiveStatus(status: LiveStatus): void;
   /** Shows a dock view, opening the dock if it is collapsed. */
@@ -71,6 +75,7 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   selectedId: null,
   inspectingId: null,
   panel: null,
+  reviewingPin: null,
   settingsOpen: false,
   liveStatus: 'connecting',
   dockTab: 'tasks',
@@ -87,6 +92,7 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   // One drawer at a time: inspecting from a panel replaces the panel.
   inspect: (inspectingId) => set({ inspectingId, panel: null }),
   openPanel: (panel) => set({ panel, inspectingId: null }),
+  reviewPin: (reviewingPin) => set({ panel: 'pins', reviewingPin, inspectingId: null }),
   setSettingsOpen: (settingsOpen) => set({ settingsOpen }),
   setLiveStatus: (liveStatus) => set({ liveStatus }),
   openDock: (dockTab) => set((ui) => ({ dockTab, dockSize: ui.dockSize === 'collapsed' ? 'open' : ui.dockSize })),

@@ -7,6 +7,7 @@
  */
 import { memo, useId } from 'react';
 import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge } from '../../ui/badges';
+import { heldWhat } from '../pins/heldWords';
 import { Highlight } from '../search/Highlight';
 import type { MatchedFields } from '../search/useSearchResults';
 import { unavailabilityText } from './availability';
@@ -62,6 +63,7 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
         <Highlight text={contract.description} terms={termsFor('description')} />
       </p>
       {contract.kind === 'tool' && contract.runnable === false && <p className="tool-card__unavailable">Not runnable here: {contract.notRunnableReason}</p>}
+      {entry.hold && <p className="tool-card__unavailable">Held for review: {heldWhat(entry.hold)}</p>}
       {entry.unavailable && <p className="tool-card__unavailable">{unavailabilityText(entry.unavailable)}</p>}
       <div className="tool-card__footer">
         <div className="tool-card__badges">

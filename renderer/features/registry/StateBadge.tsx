@@ -10,6 +10,11 @@ type OwnState = Exclude<CapabilityState, keyof typeof toolStateLook>;
 
 export const ownStateLook: Record<OwnState, { label: string; icon: IconName; hint: string }> = {
   revoked: { label: 'Revoked', icon: 'ban', hint: 'Revoked by the operator: refused everywhere until restored.' },
+  held: {
+    label: 'Held for review',
+    icon: 'shield',
+    hint: 'Its server changed what this tool says (or added it) since it was pinned: refused everywhere with CONTRACT_CHANGED until you review and accept it.',
+  },
   'not-runnable': {
     label: 'Not runnable here',
     icon: 'ban',

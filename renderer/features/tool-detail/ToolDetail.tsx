@@ -1,7 +1,8 @@
 /**
  * The selected tool: its contract, and the one way the console lets the operator run it,
  * according to its state: Execute (executable), nothing (read-only or revoked), Review and run
- * (locked), or a disabled Execute that says why (its server unavailable, or not runnable here).
+ * (locked), or a disabled Execute that says why (its server unavailable, not runnable here, or
+ * held for review because its server changed it since it was pinned).
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
@@ -15,6 +16,7 @@ import { CapabilityHeader } from '../registry/CapabilityHeader';
 import { unavailabilityText } from '../registry/availability';
 import { ownStateLook } from '../registry/StateBadge';
 import type { ToolEntry } from '../registry/useRegistry';
+import { heldWhat } from '../pins/heldWords';
 import { ReviewDialog } from './ReviewDialog';
 import { checkArguments } from './argumentCheck';
 import { hasArguments, ToolForm } from './ToolForm';
@@ -32,6 +34,8 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const openPanel = useConsoleUi((ui) => ui.openPanel);
   const unavailableId = useId();
   const notRunnableId = useId();
+  const heldId = useId();
+  const reviewPin = useConsoleUi((ui) => ui.reviewPin);
   const section = useRef<HTMLElement>(null);
 
   // When the layout is stacked (below the 960 px breakpoint in layout.css) the panel sits under
@@ -79,6 +83,18 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
           </p>
         </div>
       )}
+      {state === 'held' && entry.hold && (
+        <div className="notice notice--held" id={heldId} role="status">
+          <Icon name={ownStateLook.held.icon} />
+          <p>
+            Held for review: {heldWhat(entry.hold)}. Until you review and accept it, every call (from here, the CLI or an agent) is refused with{' '}
+            <code>CONTRACT_CHANGED</code>, and no task sees it.{' '}
+            <button type="button" className="link-button" onClick={() => reviewPin(entry.id)}>
+              Review the change
+            </button>
+          </p>
+        </div>
+      )}
       {state === 'unavailable' && entry.unavailable && (
         <div className="notice notice--unavailable" id={unavailableId} role="status">
           <Icon name={ownStateLook.unavailable.icon} />
@@ -123,14 +139,20 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
       {!hasArguments(tool.inputSchema) && <p className="muted">This tool takes no arguments.</p>}
       <ErrorBoundary what="This tool's form could not be drawn">
         <ToolForm capabilityId={tool.id} schema={tool.inputSchema} disabled={!runnable} onSubmit={submit}>
-          {(state === 'unavailable' || state === 'not-runnable') && (
+          {(state === 'unavailable' || state === 'not-runnable' || state === 'held') && (
             <div className="tool-detail__actions">
               <button
                 type="submit"
                 className="button button--primary"
                 disabled
-                aria-describedby={state === 'not-runnable' ? notRunnableId : unavailableId}
-                title={state === 'not-runnable' ? `Not runnable here: ${tool.notRunnableReason ?? 'Capstan cannot run this tool'}` : undefined}
+                aria-describedby={state === 'not-runnable' ? notRunnableId : state === 'held' ? heldId : unavailableId}
+                title={
+                  state === 'not-runnable'
+                    ? `Not runnable here: ${tool.notRunnableReason ?? 'Capstan cannot run this tool'}`
+                    : state === 'held'
+                      ? 'Held for review: accept the change before it runs'
+                      : undefined
+                }
               >
                 <Icon name="play" />
                 Execute
