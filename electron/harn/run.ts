@@ -23,12 +23,14 @@ import { runAs } from '../runtime/principal';
 import type { TaskWork } from '../runtime/runtime';
 import { bridgeHandlers, type BridgeParts } from './bridge';
 import { startChild, type HarnChild } from './child';
-import { RpcError, RpcPeer } from './rpc';
+import { RpcCode, RpcError, RpcPeer } from './rpc';
 import { UpdateLog, type UpdateBatch } from './updates';
 
 /** How long `initialize` and `session/new` may take. */
 export const HANDSHAKE_TIMEOUT_MS = 30_000;
 const ACP_PROTOCOL_VERSION = 1;
+/** How long Capstan waits for Harn to answer `session/inject`. */
+const STEER_TIMEOUT_MS = 30_000;
 
 export interface RunParts extends BridgeParts {
   config: HarnConfig;
@@ -54,7 +56,11 @@ export class HarnRun implements TaskWork {
   #outcome: HarnRunSummary['outcome'] = null;
   #endedAt: string | null = null;
   #agent: HarnRunSummary['agent'] = null;
-  #steerable = false;
+  /**
+   * How a steer reaches Harn: newer builds take `session/inject` as a request; v0.7.50 answers it
+   * -32601 and takes a `session/input` notification, which the run then uses for every steer.
+   */
+  #steerRoute: 'inject' | 'input' | 'refused' = 'inject';
   #ending: NonNullable<HarnRunSummary['ending']> | null = null;
   #childGone = false;
   #harnSession: string | undefined;
@@ -122,15 +128,45 @@ export class HarnRun implements TaskWork {
   }
 
   assertSteerable(): void {
-    if (!this.#steerable) {
-      throw new CapstanError('STEER_UNSUPPORTED', `this Harn run did not advertise session/inject with mode "steer" in initialize; its script cannot take a steer`);
-    }
+    if (this.#steerRoute === 'refused') throw new CapstanError('STEER_UNSUPPORTED', 'this Harn refused both session/inject and session/input; its script cannot take a steer');
     if (this.#state !== 'running') throw new CapstanError('TASK_NOT_ACTIVE', `the Harn run is ${this.#state}; it takes no steer now`);
   }
 
   steer(text: string): void {
-    this.#peer?.notify('session/inject', { sessionId: this.#harnSession, mode: 'steer', content: text });
-    this.log.add('status', 'steer sent to the script (session/inject, mode steer)');
+    const peer = this.#peer;
+    const sessionId = this.#harnSession;
+    if (!peer || !sessionId) return;
+    if (this.#steerRoute === 'input') {
+      this.#steerByInput(peer, sessionId, text);
+      return;
+    }
+    // Newer harn-serve (acp/inject.rs handle_session_inject): `{ sessionId, mode, content }` answered
+    // `{ messageId, status: "accepted" }`.
+    peer.request('session/inject', { sessionId, mode: 'steer', content: text }, STEER_TIMEOUT_MS).then(
+      (answer) => {
+        const { messageId, status } = fields(answer);
+        this.log.add('status', `steer ${typeof status === 'string' ? status.slice(0, 50) : 'sent'} by the script (session/inject, mode steer${typeof messageId === 'string' ? `, message ${messageId.slice(0, 100)}` : ''})`);
+      },
+      (error: unknown) => {
+        if (error instanceof RpcError && error.code === RpcCode.METHOD_NOT_FOUND) {
+          // v0.7.50 knows no session/inject: its `session/input` notification, from now on.
+          this.#steerRoute = 'input';
+          this.#steerByInput(peer, sessionId, text);
+          return;
+        }
+        this.log.add('protocol', `Harn did not take the steer: ${error instanceof Error ? error.message : String(error)}${error instanceof RpcError ? ` (${error.code})` : ''}`);
+      },
+    );
+  }
+
+  /**
+   * v0.7.50's `session/input` notification (acp/mod.rs handle_session_input; crates/harn-vm/src/
+   * bridge.rs): `{ sessionId, content, mode }`, "finish_step" delivering it after the current step,
+   * the checkpoint newer builds give a steer. A notification has no answer, so none can refuse it.
+   */
+  #steerByInput(peer: RpcPeer, sessionId: string, text: string): void {
+    peer.notify('session/input', { sessionId, content: text, mode: 'finish_step' });
+    this.log.add('status', 'steer sent to the script (session/input, mode finish_step; Harn does not acknowledge it)');
   }
 
   // ---- views ---------------------------------------------------------------------------------
@@ -143,7 +179,7 @@ export class HarnRun implements TaskWork {
       state: this.#state,
       outcome: this.#outcome,
       agent: this.#agent,
-      steerable: this.#steerable,
+      steerable: this.#state === 'running' && this.#steerRoute !== 'refused',
       ending: this.#ending,
       startedAt: this.startedAt,
       endedAt: this.#endedAt,
@@ -198,7 +234,6 @@ export class HarnRun implements TaskWork {
     if (init.protocolVersion !== ACP_PROTOCOL_VERSION) throw protocol(`initialize answered protocolVersion ${JSON.stringify(init.protocolVersion)}, not ${ACP_PROTOCOL_VERSION}`);
     const info = fields(init.agentInfo);
     this.#agent = { name: String(info.name ?? 'unknown'), version: String(info.version ?? 'unknown') };
-    this.#steerable = advertisesSteer(init.agentCapabilities);
     if (this.#stopping.signal.aborted) throw protocol('stopped during the handshake');
     const created = fields(await peer.request('session/new', { cwd: dirname(this.script), mcpServers: [] }, HANDSHAKE_TIMEOUT_MS));
     if (typeof created.sessionId !== 'string' || created.sessionId === '') throw protocol('session/new answered without a sessionId');
@@ -305,11 +340,4 @@ function describeEnding(stopReason: string | null, terminal: Terminal | null): s
 
 function protocol(reason: string): Error {
   return new Error(`protocol error: ${reason}`);
-}
-
-/** Whether `initialize` advertised `session/inject` with mode "steer" (`agentCapabilities._meta.harn.sessionInject`). */
-function advertisesSteer(capabilities: unknown): boolean {
-  const inject = fields(fields(fields(capabilities)._meta).harn).sessionInject;
-  const modes = Array.isArray(inject) ? inject : fields(inject).modes;
-  return Array.isArray(modes) && modes.includes('steer');
 }

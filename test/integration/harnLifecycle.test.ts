@@ -1,7 +1,7 @@
 /**
  * A Harn run's life as a task, through the real gateway, with test/support/harnDriver.ts standing
  * in for Harn (a faithful stand-in that speaks only Harn's side of the protocol, not a mock of
- * Capstan): cancel and supersede reach the script and wait for it, steer only where advertised,
+ * Capstan): cancel and supersede reach the script and wait for it, steer reaches it,
  * and every way a run can fail (early exit mid-call, a protocol error, a prompt that does not end
  * naturally, the deadline, no binary) ends the task failed with the reason, while malformed
  * messages get JSON-RPC errors and change nothing else.
@@ -77,17 +77,20 @@ describe('cancel and supersede', () => {
 });
 
 describe('steer', () => {
-  it('is refused with STEER_UNSUPPORTED, and nothing recorded, when Harn did not advertise session/inject steer', async () => {
-    const harn = await run({ steps: [{ waitForCancel: true }] });
+  it('is offered though Harn advertises nothing (no version does): session/inject goes as a request', async () => {
+    // The old rule (steer only where initialize advertised _meta.harn.sessionInject) refused every real Harn.
+    const harn = await run({ steps: [{ waitForSteer: true }] });
     await prompted(harn);
+    expect((await harnRun(harn.task.id)).steerable).toBe(true);
     const steer = await send(gateway, 'POST', '/tasks', { action: 'steer', taskId: harn.task.id, sessionId: harn.task.sessionId, text: 'look at the tests first' });
-    expect(steer.status).toBe(409);
-    expect(steer.body.error).toMatchObject({ code: 'STEER_UNSUPPORTED' });
-    expect(gateway.host.ledger.query({ taskId: harn.task.id, kind: 'steer', limit: 5 })).toEqual([]);
-    await send(gateway, 'POST', `/tasks/${harn.task.id}/cancel`, {});
+    expect(steer.status).toBe(200);
+    expect((await harn.ended()).state).toBe('succeeded');
+    const inject = fromCapstan(harn.transcript()).find((message) => message.method === 'session/inject');
+    expect(inject).toMatchObject({ id: expect.any(Number), params: { mode: 'steer', content: 'look at the tests first' } });
+    expect(gateway.host.ledger.query({ taskId: harn.task.id, kind: 'steer', limit: 5 })).toHaveLength(1);
   });
 
-  it('reaches the script as session/inject with mode steer where Harn advertises it', async () => {
+  it('reaches the script as session/inject with mode steer, an advertisement or none', async () => {
     const harn = await run({ advertiseSteer: true, steps: [{ waitForSteer: true }] });
     await prompted(harn);
     const steer = await send(gateway, 'POST', '/tasks', { action: 'steer', taskId: harn.task.id, sessionId: harn.task.sessionId, text: 'look at the tests first' });

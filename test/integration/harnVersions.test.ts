@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { driverConfig, startScript, waitForApproval } from '../support/harnDriver.runs';
+import { driverConfig, fromCapstan, startScript, waitForApproval } from '../support/harnDriver.runs';
 import { send, waitFor, type Json } from '../support/mcp';
 
 let gateway: TestGateway;
@@ -128,5 +128,39 @@ describe('Harn 0.7.50: a sub-agent asks', () => {
     const transcript = harn.transcript();
     expect(transcript.find((entry) => entry.step === 'sub-agent')).toMatchObject({ allowed: true });
     expect(transcript.find((entry) => entry.step === 'stranger')).toMatchObject({ category: 'host error', error: { code: -32602 } });
+  });
+});
+
+describe('steering', () => {
+  it('Harn 0.10 takes session/inject as a request and accepts it', async () => {
+    const harn = await run({ version: '0.10', steps: [{ waitForSteer: true }] });
+    await prompted(harn);
+    const steer = await send(gateway, 'POST', '/tasks', { action: 'steer', taskId: harn.task.id, sessionId: harn.task.sessionId, text: 'check the lockfile first' });
+    expect(steer.status).toBe(200);
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    expect(transcript.find((entry) => 'steer' in entry)).toMatchObject({ via: 'session/inject', steer: { mode: 'steer', content: 'check the lockfile first' } });
+    const lines = (await harnRun(harn.task.id)).updates as Json[];
+    expect(lines.some((line) => line.text === 'steer accepted by the script (session/inject, mode steer, message msg-1)')).toBe(true);
+  });
+
+  it('Harn 0.7.50 answers session/inject -32601: the steer goes as session/input, and so does the next one', async () => {
+    const harn = await run({ version: '0.7.50', steps: [{ waitForSteer: true }, { waitForSecondSteer: true }] });
+    await prompted(harn);
+    const first = await send(gateway, 'POST', '/tasks', { action: 'steer', taskId: harn.task.id, sessionId: harn.task.sessionId, text: 'first steer' });
+    expect(first.status).toBe(200);
+    await waitFor('the first steer', () => (harn.transcript().some((entry) => entry.via === 'session/input') ? true : undefined));
+    const second = await send(gateway, 'POST', '/tasks', { action: 'steer', taskId: harn.task.id, sessionId: harn.task.sessionId, text: 'second steer' });
+    expect(second.status).toBe(200);
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    const steers = transcript.filter((entry) => 'steer' in entry);
+    expect(steers).toMatchObject([
+      { via: 'session/input', steer: { content: 'first steer', mode: 'finish_step' } },
+      { via: 'session/input', steer: { content: 'second steer', mode: 'finish_step' } },
+    ]);
+    // One session/inject, refused; the run remembered, so the second steer went straight to session/input.
+    expect(fromCapstan(transcript).filter((message) => message.method === 'session/inject')).toHaveLength(1);
+    expect(fromCapstan(transcript).filter((message) => message.method === 'session/input')).toHaveLength(2);
   });
 });

@@ -19,7 +19,7 @@
  * Where real Harn compiles the `.harn` file, the driver reads it as a scenario (JSON):
  *
  *   { "transcript": "/abs/file.jsonl",           every line in and out, and what the driver made of it
- *     "advertiseSteer": true,                     adds _meta.harn.sessionInject.modes ["steer"] to initialize
+ *     "advertiseSteer": true,                     adds _meta.harn.sessionInject.modes ["steer"] to initialize (no Harn does; kept to show Capstan ignores it)
  *     "initialize": { ... },                      replaces initialize's whole answer (protocol tests)
  *     "ignoreCancel": true,                       keeps running after session/cancel (kill tests)
  *     "steps": [ step, ... ],
@@ -35,7 +35,7 @@
  *                                          session/request_permission in the version's shape (newer: with
  *                                          allow and reject options; v0.7.50: none, and its reading of the answer)
  *   { "raw": line }                        any line, malformed ones included
- *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "exit": code }
+ *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "waitForSecondSteer": true } · { "exit": code }
  * A request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for its
  * answer. An answer that is an error is recorded as Harn categorises it (-32001 "rejected",
  * anything else "host error"); with "orFail": true it fails the prompt, as an uncaught throw
@@ -144,6 +144,7 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
   else if (typeof step.exit === 'number') process.exit(step.exit);
   else if (step.waitForCancel) await until(() => cancelled);
   else if (step.waitForSteer) await until(() => steers.length > 0 || cancelled);
+  else if (step.waitForSecondSteer) await until(() => steers.length > 1 || cancelled);
   else if (typeof step.request === 'string' || typeof step.toolCall === 'string' || step.permission) {
     const [method, params] = step.permission
       ? ['session/request_permission', permissionParams(step, sessionId)]
@@ -284,13 +285,34 @@ function receive(line: string): void {
       if (sessions.has(String(params.sessionId))) cancelled = true;
       record({ cancelled: true, prompting });
       return wake();
-    case 'session/inject':
+    case 'session/inject': {
+      // v0.7.50's dispatcher (acp/mod.rs handle_incoming_message) has no session/inject: -32601.
+      if (legacy) break;
+      // Newer (acp/inject.rs handle_session_inject, tests/prompt_errors.rs): a request.
+      if (typeof params.sessionId !== 'string') return respond(message.id, { error: { code: -32602, message: 'session/inject requires sessionId' } });
+      if (!prompting || !sessions.has(params.sessionId)) return respond(message.id, { error: { code: -32004, message: `session/inject: no active prompt for session ${params.sessionId}` } });
+      if (!['queue', 'steer', 'finish_step', 'interrupt_immediate', 'wait_for_completion'].includes(String(params.mode ?? 'queue'))) {
+        return respond(message.id, { error: { code: -32602, message: `session/inject: invalid mode ${JSON.stringify(params.mode)}` } });
+      }
+      if (typeof params.content !== 'string' || params.content === '') return respond(message.id, { error: { code: -32602, message: 'session/inject: content must be a non-empty string' } });
       steers.push(params);
-      record({ steer: params });
+      record({ steer: params, via: 'session/inject' });
+      respond(message.id, { result: { messageId: `msg-${steers.length}`, status: 'accepted', _meta: { harn: { actor: null } } } });
+      return wake();
+    }
+    case 'session/input':
+    case 'user_message':
+    case 'agent/user_message':
+      // v0.7.50 (acp/mod.rs handle_session_input, crates/harn-vm/src/bridge.rs): queued for the
+      // running prompt, never answered, even when sent with an id. Newer builds do not take it here.
+      if (!legacy || typeof params.content !== 'string' || params.content === '') break;
+      steers.push(params);
+      record({ steer: params, via: message.method });
       return wake();
     default:
-      if (message.id !== undefined) respond(message.id, { error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
+      break;
   }
+  if (message.id !== undefined) respond(message.id, { error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
 }
 
 function initializeAnswer(): Json {
@@ -302,7 +324,8 @@ function initializeAnswer(): Json {
   return {
     protocolVersion: 1,
     agentCapabilities: { _meta: { harn }, promptCapabilities: {}, sessionCapabilities: { fork: {}, load: {} } },
-    agentInfo: { name: 'harn', version: legacy ? '0.7.50' : '0.10.8' },
+    // A scenario that names no version plays 0.10 under the driver's own version string.
+    agentInfo: { name: 'harn', version: scenario.version === '0.7.50' ? '0.7.50' : scenario.version === '0.10' ? '0.10.8' : '0.0.0-driver' },
   };
 }
 
