@@ -4,6 +4,7 @@
  * defined in docs/ARCHITECTURE.md's vocabulary.
  */
 import { z } from 'zod';
+import { PinHold } from './pins';
 
 export const RiskLevel = z.enum(['low', 'medium', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
@@ -173,5 +174,7 @@ export const CatalogEntry = z.object({
   contractHash: z.string(),
   bindingGeneration: z.number().int().nonnegative(),
   revoked: z.boolean(),
+  /** Present while the operator has not accepted what its provider now says (shared/pins.ts): no task sees it, nobody runs it. */
+  held: PinHold.optional(),
 });
 export type CatalogEntry = z.infer<typeof CatalogEntry>;

@@ -68,6 +68,7 @@ export class Catalog {
   readonly #bindings = new Map<string, Binding>();
   readonly #revoked = new Set<string>();
   #holdCheck: HoldCheck | undefined;
+  #viewSnapshot: Snapshot | undefined;
   /** The gateway's own findings about how it runs (a wide-open setting), shown with the providers'. */
   #gatewayDiagnostics: Diagnostic[] = [];
   readonly #listeners = new Set<(change: CatalogChange) => void>();
@@ -282,6 +283,22 @@ export class Catalog {
       revoked: this.#revoked.has(contract.id),
     }));
     return [...listed, ...this.held().map(({ contract, contractHash, bindingGeneration, held }) => ({ contract, contractHash, bindingGeneration, revoked: this.#revoked.has(contract.id), held }))];
+  }
+
+  /**
+   * The operator's snapshot: the tasks' one and the held capabilities besides (so the operator
+   * lists, searches and reviews them), the same object while nothing is held.
+   */
+  viewSnapshot(): Snapshot {
+    const snapshot = this.snapshot();
+    const held = this.held();
+    if (held.length === 0) return snapshot;
+    if (this.#viewSnapshot?.catalogGeneration !== this.#generation || this.#viewSnapshot.entries.length !== snapshot.entries.length + held.length) {
+      const entries = [...snapshot.entries, ...held.map(({ contract, contractHash, bindingGeneration }) => ({ contract, contractHash, bindingGeneration }))];
+      entries.sort((a, b) => (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0));
+      this.#viewSnapshot = new Snapshot(this.#generation, entries);
+    }
+    return this.#viewSnapshot;
   }
 
   /** The held capabilities of the enabled providers, for the operator's review. */

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { CatalogEntry, Diagnostic } from '../../shared/capability';
 import { catalogTag } from '../../shared/catalogDelta';
 import type { CatalogChanged, CatalogDelta } from '../../shared/events';
+import type { PinHold } from '../../shared/pins';
 import type { Catalog, CatalogChange } from './catalog';
 import type { SnapshotEntry } from './snapshot';
 
@@ -22,6 +23,8 @@ interface Held {
   /** The snapshot's entries, in canonical id order. */
   entries: readonly SnapshotEntry[];
   revoked: ReadonlySet<string>;
+  /** The held capabilities' holds, by id. */
+  holds: ReadonlyMap<string, PinHold>;
   /** Each provider's diagnostics, with their JSON to tell which changed. */
   diagnostics: ReadonlyMap<string, { list: Diagnostic[]; json: string }>;
 }
@@ -65,10 +68,12 @@ export class CatalogViews {
       list.push(diagnostic);
       diagnostics.set(diagnostic.provider, list);
     }
-    const { entries } = catalog.snapshot();
+    // The operator's view: held capabilities too (the tasks' snapshot leaves them out).
+    const { entries } = catalog.viewSnapshot();
     return {
       generation: catalog.generation,
       entries,
+      holds: new Map(catalog.held().map(({ contract, held }) => [contract.id, held])),
       revoked: new Set(entries.flatMap(({ contract }) => (catalog.isRevoked(contract.id) ? [contract.id] : []))),
       diagnostics: new Map([...diagnostics].map(([provider, list]) => [provider, { list, json: JSON.stringify(list) }])),
     };
@@ -82,12 +87,10 @@ export class CatalogViews {
     const removed: string[] = [];
     let items = 0;
     const full = () => ++items > MAX_DELTA_ITEMS;
-    const entry = (held: SnapshotEntry, revoked: boolean): CatalogEntry => ({
-      contract: held.contract,
-      contractHash: held.contractHash,
-      bindingGeneration: held.bindingGeneration,
-      revoked,
-    });
+    const entry = (listed: SnapshotEntry, revoked: boolean): CatalogEntry => {
+      const hold = after.holds.get(listed.contract.id);
+      return { contract: listed.contract, contractHash: listed.contractHash, bindingGeneration: listed.bindingGeneration, revoked, ...(hold ? { held: hold } : {}) };
+    };
 
     // Both lists are in canonical id order: one walk finds what came, went or changed.
     const old = before.entries;
@@ -111,6 +114,7 @@ export class CatalogViews {
         previous !== undefined &&
         previous.contractHash === next.contractHash &&
         before.revoked.has(id) === revoked &&
+        before.holds.get(id)?.currentHash === after.holds.get(id)?.currentHash &&
         next.bindingGeneration === bindingGeneration.get(next.contract.provider);
       if (same) continue;
       if (full()) return null;

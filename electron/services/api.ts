@@ -96,7 +96,7 @@ export function createApiHandlers(parts: {
     saveSettings: async (input) => writeConsoleSettings(db, input),
 
     getCatalog: async () => view(),
-    searchCatalog: async (input) => searchCatalog(catalog.snapshot(), input),
+    searchCatalog: async (input) => searchCatalog(catalog.viewSnapshot(), input),
     getDiagnostics: async () => ({ diagnostics: catalog.diagnostics() }),
     getDiagnosticExcerpt: async ({ path, line }) => {
       // Only a file a current skills diagnostic names at this line: the route reads no other file.

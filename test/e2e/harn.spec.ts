@@ -67,7 +67,7 @@ harnTest('run a script from the Tasks view, follow it live, approve its http_che
   await expect(output.getByText('[harn] compiling check_health')).toBeVisible();
   await expect(output.getByText('Checking the service')).toBeVisible();
   await expect(output.locator('[data-kind="permission"], [data-kind="host"]')).toHaveCount(0);
-  await expect(card.getByRole('region', { name: 'Harn run' }).locator('.harn-run__facts')).toContainText('harn 0.0.0-driver · takes no steers');
+  await expect(card.getByRole('region', { name: 'Harn run' }).locator('.harn-run__facts')).toContainText('harn 0.0.0-driver · takes steers (session/inject)');
 
   // The call waits for the operator; nothing went out yet.
   await page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: /^Approvals/ }).click();

@@ -94,6 +94,12 @@ describe('pinned contracts', () => {
         await other.close();
       }
 
+      // The operator's own views list it, held: the catalog and its search.
+      const view = (await send(gw, 'GET', '/catalog')).body;
+      expect(view.capabilities.find((entry: Json) => entry.contract.id === 'fixture:lookup')).toMatchObject({ held: { kind: 'changed', currentHash: hold.currentHash } });
+      const hits = (await send(gw, 'GET', '/catalog/search?query=lookup')).body.hits.map((hit: Json) => hit.id);
+      expect(hits).toContain('fixture:lookup');
+
       // The diff shows the pinned and the current descriptor whole.
       const diff = (await send(gw, 'GET', '/pins/diff?id=fixture%3Alookup')).body as PinDiff;
       expect(diff.pinned).toMatchObject({ name: 'lookup', description: 'Looks a word up in the glossary.' });
