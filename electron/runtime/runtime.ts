@@ -50,6 +50,9 @@ export interface RuntimeLimits extends MemoryLimits {
 export const DEFAULT_RUNTIME_LIMITS: RuntimeLimits = { finishedTasks: 200, sessions: 500, steersPerTask: 100, reductionsPerTask: 100 };
 export const DEFAULT_FINISHED_PAGE = 50;
 
+/** The title of the task `taskForCall` starts for calls that name no task; runtime marks it explicitly, not by this title. */
+export const MANUAL_CALLS = 'Manual calls';
+
 /**
  * Work a task does besides its calls, such as a Harn script: whatever stops the task (cancel,
  * supersede, finish) stops the work too and waits for it in the barrier, as for a running call;
@@ -73,6 +76,8 @@ export class TaskRuntime {
   readonly #limits: RuntimeLimits;
   /** Work attached to running tasks, by task id (see `attachWork`). */
   readonly #work = new Map<string, TaskWork>();
+  /** Each session's manual-calls task, by session id: the one `taskForCall` started for calls naming no task. */
+  readonly #manual = new Map<string, string>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -248,23 +253,31 @@ export class TaskRuntime {
 
   /**
    * The task a capability call runs in: the named task, which must be running, or the
-   * session's running task, started for the call when the session has none.
+   * session's running task, started for the call when the session has none: a manual-calls task
+   * (`MANUAL_CALLS`). A manual-calls task whose snapshot is older than the catalog (a server added
+   * or changed since it began) is finished and a fresh one takes its place (`#renewManual`), so a
+   * manual call never fails on a stale snapshot; a task started on purpose is never replaced.
    */
   taskForCall({ taskId, sessionId }: { taskId?: string | undefined; sessionId?: string | undefined }): RunningTask {
-    if (taskId) {
-      const task = this.get(taskId);
-      if (sessionId && task.sessionId !== sessionId) throw new CapstanError('TASK_NOT_FOUND', `task "${taskId}" is not in session "${sessionId}"`);
-      return task.running();
-    }
-    const session = sessionId ?? DEFAULT_SESSION;
-    const active = this.#journal.session(session).active;
-    return active ? active.running() : this.start(session, 'Manual calls');
+    if (taskId) return this.#named(taskId, sessionId);
+    const session = this.#journal.session(sessionId ?? DEFAULT_SESSION);
+    const active = session.active;
+    if (!active) return this.#startManual(session);
+    return this.#manual.get(session.id) === active.id ? this.#renewManual(session, active) : active.running();
   }
 
-  /** The task a discovery operation runs in, named by either id (no default session: discovery is a model's, not the console's). */
+  /**
+   * The task a discovery operation runs in, named by either id (no default session: discovery is
+   * a model's, not the console's). A manual-calls task used for discovery hands out references to
+   * its snapshot, so from then on it is kept like a task started on purpose: never replaced.
+   */
   resolve(where: { taskId?: string | undefined; sessionId?: string | undefined }): RunningTask {
     if (!where.taskId && !where.sessionId) throw new CapstanError('BAD_REQUEST', 'give the taskId or the sessionId to run in');
-    return this.taskForCall(where);
+    if (where.taskId) return this.#named(where.taskId, where.sessionId);
+    const session = this.#journal.session(where.sessionId!);
+    const task = session.active?.running() ?? this.#startManual(session);
+    if (this.#manual.get(session.id) === task.id) this.#manual.delete(session.id);
+    return task;
   }
 
   /** Runs one capability call in a running task, whatever its entry (callPath.ts). */
@@ -318,6 +331,42 @@ export class TaskRuntime {
 
   // ---- internals --------------------------------------------------------------------------
 
+  #named(taskId: string, sessionId: string | undefined): RunningTask {
+    const task = this.get(taskId);
+    if (sessionId && task.sessionId !== sessionId) throw new CapstanError('TASK_NOT_FOUND', `task "${taskId}" is not in session "${sessionId}"`);
+    return task.running();
+  }
+
+  /** Starts the session's manual-calls task, marked as such in memory and in its ledger entries. */
+  #startManual(session: Session, replacing?: Task): RunningTask {
+    const task = this.#submit(session, MANUAL_CALLS, undefined, { requiresSuccess: false, ahead: true, manual: true });
+    this.#manual.set(session.id, task.id);
+    this.#run(task, undefined, replacing ? `started in place of ${replacing.id}: the catalog changed since it began` : undefined);
+    return task.running();
+  }
+
+  /**
+   * The session's manual-calls task, or a fresh one when the catalog changed since it began. The
+   * old one is finished (succeeded, with a final message saying why) and the new one takes its
+   * place ahead of any follow-ups queued behind it. While a call of the old one still runs (or
+   * once it is stopping), it is kept: the call after that moves on.
+   */
+  #renewManual(session: Session, active: Task): RunningTask {
+    const current = active.snapshot?.catalogGeneration === this.catalog.generation;
+    if (active.state !== 'running' || current || active.calls.size > 0 || this.#work.has(active.id)) return active.running();
+    const message = `the catalog changed (generation ${active.snapshot?.catalogGeneration} → ${this.catalog.generation}); manual calls continue in a new task`;
+    const at = new Date().toISOString();
+    this.#journal.transition(active, 'quiescing', 'finishing', { messageDigest: this.ledger.digest(message), manual: true }, (seq) => {
+      active.finishing(seq, message);
+      this.#memory.say(session, seq, { role: 'task', text: message, taskId: active.id, at });
+    });
+    // No call runs, so the barrier holds already; ended without advancing the session, so the
+    // follow-ups queued behind it wait behind its replacement instead.
+    this.#journal.transition(active, 'succeeded', 'finished: the catalog changed; manual calls continue in a new task', { manual: true });
+    this.#manual.delete(session.id);
+    return this.#startManual(session, active);
+  }
+
   #runningOrActive(sessionId: string, taskId: string | undefined): RunningTask {
     const task = taskId ? this.get(taskId) : this.#journal.session(sessionId).active;
     if (!task) throw notActive(undefined, sessionId);
@@ -330,13 +379,13 @@ export class TaskRuntime {
    * last task that ran (the active one, if any): a follow-up cancelled or discarded before it
    * ran has nothing to hand over.
    */
-  #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; ahead: boolean }): Task {
+  #submit(session: Session, title: string, input: string | undefined, options: { requiresSuccess: boolean; ahead: boolean; manual?: boolean }): Task {
     this.config.admitTask?.(session.id);
     const waiting = session.waiting;
     const predecessor = options.ahead ? session.lastRan : session.tasks.at(-1);
     const task = new Task(session.id, title, options.requiresSuccess, predecessor?.id ?? null, session.conversation.length);
     const at = new Date().toISOString();
-    this.#journal.record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted' } }, (seq) => {
+    this.#journal.record(task, { kind: 'task_transition', details: { from: null, to: task.state, title, requiresSuccess: task.requiresSuccess, reason: 'submitted', ...(options.manual ? { manual: true } : {}) } }, (seq) => {
       task.submittedSeq = seq;
       if (options.ahead && waiting.length > 0) session.tasks.splice(session.tasks.indexOf(waiting[0]!), 0, task);
       else session.tasks.push(task);
@@ -361,11 +410,11 @@ export class TaskRuntime {
     this.#run(next, predecessor);
   }
 
-  #run(task: Task, predecessor?: Task): void {
+  #run(task: Task, predecessor?: Task, reason?: string): void {
     const grants = new Grants(this.config.grantsFor?.(task.sessionId) ?? this.config.grants);
     const run = { snapshot: this.catalog.snapshot(), grants, context: new CapabilityContext(this.config.budget) };
     const handoff = predecessor && isTerminal(predecessor.state) ? handoffTo(task, predecessor, run, this.#journal.session(task.sessionId).conversation) : null;
-    this.#journal.transition(task, 'running', predecessor ? `after ${predecessor.id}` : 'started', {}, (seq) => task.moved(seq, 'running', { run, handoff }));
+    this.#journal.transition(task, 'running', reason ?? (predecessor ? `after ${predecessor.id}` : 'started'), this.#manual.get(task.sessionId) === task.id ? { manual: true } : {}, (seq) => task.moved(seq, 'running', { run, handoff }));
   }
 
   async #cancel(task: Task, terminal: 'cancelled' | 'superseded', reason: string): Promise<void> {
