@@ -3,7 +3,8 @@
  * the host answers"). A script is untrusted, like an agent: it runs as its own principal, every
  * tool call goes through the runtime's one call path under the run's task with a requestId of
  * its own, a tool that needs confirmation waits for the operator in the approvals queue, and so
- * does a `session/request_permission`. Nothing here approves anything.
+ * does a `session/request_permission`. Nothing here approves anything. `tool_search/query`,
+ * `skill/match`, `skills/list` and `skills/fetch` are answered from the run's task (hostSearch.ts).
  *
  * Errors, as Harn reads them: -32001 is "tool rejected", for every refusal (nothing ran: unknown
  * tool, invalid arguments, not granted, confirmation denied, mutation blocked, stale, task not
@@ -23,6 +24,7 @@ import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
 import type { Reply } from '../services/api';
 import type { CallContext } from '../services/calls';
+import { fetchSkill, listSkills, matchSkills, searchTools } from './hostSearch';
 import { findHostTool, hostTools } from './hostTools';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
 import { applySessionUpdate, type UpdateLog } from './updates';
@@ -85,6 +87,20 @@ const PermissionParams = z.looseObject({
   mutation: z.unknown().optional(),
   declaredPaths: z.array(z.string().max(4096)).max(100).optional(),
 });
+/** crates/harn-vm/src/llm/agent/tool_search_client.rs run_strategy (both versions). */
+const ToolSearchParams = z.looseObject({ strategy: z.string().max(100).optional(), query: z.string().max(10_000), candidates: z.array(z.string().max(300)).max(10_000).default([]) });
+/** crates/harn-vm/src/llm/agent/skill_match.rs score_via_bridge (both versions). */
+const SkillMatchParams = z.looseObject({
+  strategy: z.string().max(100).optional(),
+  prompt: z.string().max(100_000),
+  working_files: z.array(z.string().max(4096)).max(10_000).default([]),
+  candidates: z
+    .array(z.looseObject({ name: z.string().max(300), description: z.string().max(10_000).default(''), when_to_use: z.string().max(10_000).default(''), paths: z.array(z.string().max(4096)).max(1_000).default([]) }))
+    .max(10_000)
+    .default([]),
+});
+/** crates/harn-vm/src/bridge.rs fetch_host_skill. */
+const SkillFetchParams = z.looseObject({ id: z.string().min(1).max(300) });
 const UpdateParams = z.looseObject({ sessionId: z.string(), update: z.looseObject({ sessionUpdate: z.string() }) });
 
 /** Codes of a call that ran and did not end well: the script sees a host error, not a rejection. */
@@ -151,6 +167,17 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
     const failed = (problem.durationMs !== undefined && RAN_AND_FAILED.has(problem.code)) || problem.code === 'INTERNAL_ERROR';
     run.log.add('host', `${name}: ${failed ? 'failed' : 'refused'}, ${problem.message}`, { status: failed ? 'failed' : 'refused', requestId });
     throw rpcError(problem, failed ? RpcCode.HOST_ERROR : RpcCode.TOOL_REJECTED, requestId, run.taskId);
+  }
+
+  /** Work on the run's task; a task that is not running (or any Capstan refusal) is -32001. */
+  function asTask<T>(method: string, work: (running: RunningTask) => T): T {
+    try {
+      return work(task());
+    } catch (error) {
+      const problem = error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', `could not answer ${method}`);
+      run.log.add('host', `${method}: refused, ${problem.message}`, { status: 'refused' });
+      throw rpcError(problem, RpcCode.TOOL_REJECTED, undefined, run.taskId);
+    }
   }
 
   async function requestPermission(params: Record<string, unknown>): Promise<unknown> {
@@ -233,6 +260,36 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
           return builtinCall(params);
         case 'session/request_permission':
           return requestPermission(params);
+        case 'tool_search/query': {
+          const { query, candidates, strategy } = parse(ToolSearchParams, method, params);
+          const answer = asTask(method, (running) => searchTools(catalog, running, query, candidates));
+          run.log.add('host', `tool_search/query${strategy ? ` (${strategy.slice(0, 40)})` : ''} "${query.slice(0, 80)}": ${answer.tool_names.length ? answer.tool_names.slice(0, 10).join(', ') : 'no match'}`, { status: 'ok' });
+          return answer;
+        }
+        case 'skill/match': {
+          const { prompt, candidates } = parse(SkillMatchParams, method, params);
+          const answer = matchSkills(prompt, candidates);
+          run.log.add('host', `skill/match over ${candidates.length} candidate${candidates.length === 1 ? '' : 's'}: ${answer.matches.length ? answer.matches.slice(0, 10).map((match) => match.name).join(', ') : 'no match'}`, { status: 'ok' });
+          return answer;
+        }
+        case 'skills/list': {
+          parse(SessionParams, method, params);
+          const answer = asTask(method, (running) => listSkills(catalog, running));
+          run.log.add('host', `skills/list: ${answer.skills.length} skill${answer.skills.length === 1 ? '' : 's'}`, { status: 'ok' });
+          return answer;
+        }
+        case 'skills/fetch': {
+          const { id } = parse(SkillFetchParams, method, params);
+          try {
+            const { bodyHash, ...skill } = await fetchSkill(catalog, task(), id);
+            run.log.add('host', `skills/fetch ${skill.id}: ok, body verified (sha256 ${bodyHash.slice(0, 12)}…)`, { status: 'ok' });
+            return skill;
+          } catch (error) {
+            const problem = error instanceof CapstanError ? error : new CapstanError('INTERNAL_ERROR', 'could not fetch the skill');
+            run.log.add('host', `skills/fetch ${id.slice(0, 200)}: refused, ${problem.message}`, { status: 'refused' });
+            throw rpcError(problem, RpcCode.TOOL_REJECTED, undefined, run.taskId);
+          }
+        }
         case 'host/call':
           throw new RpcError(RpcCode.METHOD_NOT_FOUND, 'Method not found: Capstan offers no generic host operations (host/call)', { code: 'HOST_CALL_UNSUPPORTED' });
         default:

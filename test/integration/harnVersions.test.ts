@@ -5,25 +5,31 @@
  * source (each behaviour cites the file it comes from): it speaks only Harn's side of the wire
  * protocol, plays either version (the scenario's "version"), and knows nothing of Capstan.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { driverConfig, fromCapstan, startScript, waitForApproval } from '../support/harnDriver.runs';
+import { driverConfig, fromCapstan, startScript, stepNamed, waitForApproval } from '../support/harnDriver.runs';
 import { send, waitFor, type Json } from '../support/mcp';
+import { skill, skillsDir, type SkillsDir } from '../support/skills';
 
 let gateway: TestGateway;
 let dir: string;
+let skills: SkillsDir;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'capstan-harn-versions-'));
-  gateway = await startTestGateway({ config: { harn: driverConfig({ permissionTimeoutMs: 5_000 }), cancellation: { graceMs: 400 } } });
+  skills = skillsDir();
+  skills.write('release', skill('name: release-checklist\ndescription: Steps before a release\ntags: [release]', '# Release\nTag, build, ship.\n'));
+  skills.write('secret-ops', skill('name: secret-ops\ndescription: Operator-only steps\ndisable-model-invocation: true', 'Only for /secret-ops\n'));
+  gateway = await startTestGateway({ skillsDirs: [skills.dir], config: { harn: driverConfig({ permissionTimeoutMs: 5_000 }), cancellation: { graceMs: 400 } } });
 }, 60_000);
 
 afterAll(async () => {
   await gateway.stop();
   rmSync(dir, { recursive: true, force: true });
+  skills.cleanup();
 });
 
 const VERSIONS = ['0.7.50', '0.10'] as const;
@@ -162,5 +168,91 @@ describe('steering', () => {
     // One session/inject, refused; the run remembered, so the second steer went straight to session/input.
     expect(fromCapstan(transcript).filter((message) => message.method === 'session/inject')).toHaveLength(1);
     expect(fromCapstan(transcript).filter((message) => message.method === 'session/input')).toHaveLength(2);
+  });
+});
+
+describe.each(VERSIONS)('Harn %s: search and skills from the catalog', (version) => {
+  it('tool_search/query ranks the callable candidates with lexical-v1; names the script cannot call are left out', async () => {
+    const harn = await run({
+      version,
+      steps: [
+        { toolSearch: 'check an http endpoint', candidates: ['time_now', 'http_check', 'script_only_tool', 'http_check'], label: 'search' },
+        { toolSearch: 'time', candidates: ['time_now', 'http_check'], strategy: 'semantic', label: 'time' },
+        { toolSearch: 'zebra', candidates: ['time_now'], label: 'none' },
+      ],
+    });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    // script_only_tool is no tool of the run's (a tool the script defined itself, say): Capstan cannot rank it.
+    const search = stepNamed(transcript, 'search')!;
+    expect(search.category).toBe('ok');
+    const names = search.tool_names as string[];
+    expect(names[0]).toBe('http_check');
+    expect(names.every((name) => ['http_check', 'time_now'].includes(name))).toBe(true);
+    expect(String(search.diagnostic)).toBe(`Capstan lexical-v1: ${names.length} of 2 callable candidates matched; 1 candidate is not a tool this run may call (script_only_tool)`);
+    expect(stepNamed(transcript, 'time')).toMatchObject({ category: 'ok', tool_names: ['time_now'] });
+    expect(stepNamed(transcript, 'none')).toMatchObject({ category: 'ok', tool_names: [] });
+    const lines = (await harnRun(harn.task.id)).updates as Json[];
+    expect(lines.some((line) => String(line.text).startsWith('tool_search/query (host) "check an http endpoint": http_check'))).toBe(true);
+  });
+
+  it("skill/match ranks the script's candidate skills against the prompt; Harn takes the best", async () => {
+    const harn = await run({
+      version,
+      steps: [
+        {
+          skillMatch: 'Please deploy the staging service',
+          candidates: [
+            { name: 'test', description: 'Run unit tests', when_to_use: '', paths: [] },
+            { name: 'deploy', description: 'Deploy the application to production', when_to_use: 'User says deploy/ship/release', paths: ['infra/**'] },
+            { name: 'docs', description: 'Write documentation for a service', when_to_use: '', paths: [] },
+          ],
+          workingFiles: ['infra/main.tf'],
+          label: 'match',
+        },
+      ],
+    });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const match = stepNamed(harn.transcript(), 'match');
+    expect(match?.category).toBe('ok');
+    const ranked = match?.ranked as Json[];
+    expect(ranked.map((entry) => entry.name)).toEqual(['deploy', 'docs']);
+    expect(ranked[0]).toMatchObject({ reason: expect.stringContaining('lexical-v1: the prompt matched its name') });
+  });
+
+  it('skills/list lists the skills the grants allow (not the operator-only one); skills/fetch returns the verified body, and refuses others', async () => {
+    const harn = await run({
+      version,
+      steps: [
+        { skillsList: true, label: 'list' },
+        { skillsFetch: 'skills:release-checklist', label: 'fetch' },
+        { skillsFetch: 'release-checklist', label: 'by name' },
+        { skillsFetch: 'secret-ops', label: 'hidden' },
+        { skillsFetch: 'nothing-here', label: 'unknown' },
+      ],
+    });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    expect(stepNamed(transcript, 'list')).toMatchObject({ category: 'ok', skills: [{ id: 'skills:release-checklist', name: 'release-checklist', description: 'Steps before a release', source: 'host' }] });
+    const fetched = { id: 'skills:release-checklist', name: 'release-checklist', description: 'Steps before a release', body: '# Release\nTag, build, ship.\n', manifest: { allowed_tools: [] } };
+    expect(stepNamed(transcript, 'fetch')).toMatchObject({ category: 'ok', result: fetched });
+    expect(stepNamed(transcript, 'by name')).toMatchObject({ category: 'ok', result: fetched });
+    expect(stepNamed(transcript, 'hidden')).toMatchObject({ category: 'rejected', error: { code: -32001, data: { code: 'CAPABILITY_NOT_FOUND' } } });
+    expect(stepNamed(transcript, 'unknown')).toMatchObject({ category: 'rejected', error: { code: -32001, data: { code: 'CAPABILITY_NOT_FOUND' } } });
+    const lines = (await harnRun(harn.task.id)).updates as Json[];
+    expect(lines.some((line) => String(line.text).startsWith('skills/fetch skills:release-checklist: ok, body verified (sha256 '))).toBe(true);
+  });
+});
+
+describe('Harn 0.10: skills/fetch verifies the body as activation does', () => {
+  it('a SKILL.md changed after the run took its snapshot is refused as stale', async () => {
+    const path = skills.write('changing', skill('name: changing-skill\ndescription: A skill that changes', 'First body.\n'));
+    await waitFor('the skill in the catalog', () => (gateway.host.catalog.snapshot().entries.some((entry) => entry.contract.id === 'skills:changing-skill') ? true : undefined), 10_000);
+    const harn = await run({ version: '0.10', steps: [{ waitForSteer: true }, { skillsFetch: 'skills:changing-skill', label: 'changed' }] });
+    await prompted(harn);
+    writeFileSync(path, skill('name: changing-skill\ndescription: A skill that changes', 'Second body, not the one the snapshot holds.\n'));
+    await send(gateway, 'POST', '/tasks', { action: 'steer', taskId: harn.task.id, sessionId: harn.task.sessionId, text: 'go on' });
+    expect((await harn.ended()).state).toBe('succeeded');
+    expect(stepNamed(harn.transcript(), 'changed')).toMatchObject({ category: 'rejected', error: { code: -32001, data: { code: 'STALE_CAPABILITY' } } });
   });
 });

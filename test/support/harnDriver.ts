@@ -34,6 +34,10 @@
  *   { "permission": toolCall, "declaredPaths"?, "mutationScope"?, "subAgent"?: sessionId, "policyDecision"? }
  *                                          session/request_permission in the version's shape (newer: with
  *                                          allow and reject options; v0.7.50: none, and its reading of the answer)
+ *   { "toolSearch": query, "candidates": [names], "strategy"? }   tool_search/query, read as Harn does (tool_names, diagnostic)
+ *   { "skillMatch": prompt, "candidates": [{ name, description, when_to_use, paths }], "workingFiles"? }
+ *                                          skill/match, read as Harn does (ranked by score; fallback on error)
+ *   { "skillsList": true } · { "skillsFetch": id }   skills/list (skills) and skills/fetch (the raw result)
  *   { "raw": line }                        any line, malformed ones included
  *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "waitForSecondSteer": true } · { "exit": code }
  * A request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for its
@@ -102,7 +106,8 @@ const steers: Json[] = [];
 function timeoutFor(method: string): number {
   const configured = Number(process.env.HARN_HOST_CALL_TIMEOUT_SECS);
   if (Number.isInteger(configured) && configured > 0) return configured * 1000;
-  return method === 'builtin_call' ? 300_000 : 60_000;
+  // A fixed 300 s for builtin_call and the search and skill requests (crates/harn-vm/src/bridge.rs).
+  return ['builtin_call', 'tool_search/query', 'skill/match', 'skills/list', 'skills/fetch'].includes(method) ? 300_000 : 60_000;
 }
 
 /** A bridge request to the host; resolves with its response message, or a synthetic error as Harn makes one. */
@@ -145,6 +150,13 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
   else if (step.waitForCancel) await until(() => cancelled);
   else if (step.waitForSteer) await until(() => steers.length > 0 || cancelled);
   else if (step.waitForSecondSteer) await until(() => steers.length > 1 || cancelled);
+  else if (typeof step.toolSearch === 'string') record({ step: step.label ?? 'tool_search/query', ...(await toolSearch(step)) });
+  else if (typeof step.skillMatch === 'string') record({ step: step.label ?? 'skill/match', ...(await skillMatch(step)) });
+  else if (step.skillsList) record({ step: step.label ?? 'skills/list', ...(await skillsList()) });
+  else if (typeof step.skillsFetch === 'string') {
+    // crates/harn-vm/src/bridge.rs fetch_host_skill: `{ id }`, the raw JSON handed on as it is.
+    record({ step: step.label ?? 'skills/fetch', ...categorise('skills/fetch', await call('skills/fetch', { id: step.skillsFetch })) });
+  }
   else if (typeof step.request === 'string' || typeof step.toolCall === 'string' || step.permission) {
     const [method, params] = step.permission
       ? ['session/request_permission', permissionParams(step, sessionId)]
@@ -175,6 +187,53 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
     }
   }
   return undefined;
+}
+
+/**
+ * A `tool_search` with strategy "host" or "semantic" (crates/harn-vm/src/llm/agent/
+ * tool_search_client.rs run_strategy and parse_host_response, the same in v0.7.50 and 0.10.x):
+ * `{ strategy, query, candidates: [names] }`; Harn reads `tool_names` (or `result.tool_names`),
+ * strings only, and `diagnostic`; an error or a missing array is an empty result with a diagnostic.
+ */
+async function toolSearch(step: Json): Promise<Json> {
+  const params = { strategy: step.strategy ?? 'host', query: step.toolSearch, candidates: step.candidates ?? [] };
+  const outcome = categorise('tool_search/query', await call('tool_search/query', params));
+  if (outcome.category !== 'ok') return { ...outcome, tool_names: [], diagnostic: `host tool_search/query failed: ${String((outcome.error as Json).message)}` };
+  const value = (outcome.result ?? {}) as Json;
+  const names = value.tool_names ?? (value.result as Json | undefined)?.tool_names;
+  if (!Array.isArray(names)) return { ...outcome, tool_names: [], diagnostic: 'host tool_search/query response missing `tool_names` array' };
+  return { ...outcome, tool_names: names.filter((name) => typeof name === 'string'), diagnostic: typeof value.diagnostic === 'string' ? value.diagnostic : null };
+}
+
+/**
+ * An agent_loop's skill match with strategy "host" (crates/harn-vm/src/llm/agent/skill_match.rs
+ * score_via_bridge, both versions): `{ strategy, prompt, working_files, candidates: [{ name,
+ * description, when_to_use, paths }] }`; Harn reads `matches` (or `skills`, `result.matches`, a
+ * bare array), skips entries without a name, defaults score 1.0 and reason "host match", and
+ * sorts by score. An error falls back to its own metadata ranker (`fallback: true` here).
+ */
+async function skillMatch(step: Json): Promise<Json> {
+  const candidates = ((step.candidates as Json[] | undefined) ?? []).map((c) => ({ name: c.name ?? '', description: c.description ?? '', when_to_use: c.when_to_use ?? '', paths: c.paths ?? [] }));
+  const params = { strategy: step.strategy ?? 'host', prompt: step.skillMatch, working_files: step.workingFiles ?? [], candidates };
+  const outcome = categorise('skill/match', await call('skill/match', params));
+  if (outcome.category !== 'ok') return { ...outcome, fallback: true };
+  const value = outcome.result as unknown;
+  const object = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Json;
+  const list = object.matches ?? object.skills ?? (object.result as Json | undefined)?.matches ?? (Array.isArray(value) ? value : []);
+  const ranked = (Array.isArray(list) ? (list as Json[]) : [])
+    .map((entry) => ({ name: typeof entry.name === 'string' ? entry.name : '', score: typeof entry.score === 'number' ? entry.score : 1.0, reason: typeof entry.reason === 'string' ? entry.reason : 'host match' }))
+    .filter((entry) => entry.name !== '')
+    .sort((a, b) => b.score - a.score);
+  return { ...outcome, ranked };
+}
+
+/** crates/harn-vm/src/bridge.rs list_host_skills: `{}`; an array or `{ skills: [...] }`, anything else an error. */
+async function skillsList(): Promise<Json> {
+  const outcome = categorise('skills/list', await call('skills/list', {}));
+  if (outcome.category !== 'ok') return outcome;
+  const value = outcome.result as unknown;
+  const skills = Array.isArray(value) ? value : (value as Json | null)?.skills;
+  return Array.isArray(skills) ? { ...outcome, skills } : { ...outcome, category: 'host error', error: { message: 'skills/list: host response must be an array or { skills: [...] }' } };
 }
 
 /**
