@@ -29,7 +29,12 @@ export interface EventFeed extends AsyncIterable<CapstanEvent> {
   close(): void;
 }
 
-export function createClient(baseUrl: string, token: string): Client {
+/**
+ * `tokenFrom` says where the token came from (connection.ts), so that a gateway refusing it
+ * (UNAUTHORIZED) reads as "this token was refused", not as the gateway's "send a token": the CLI
+ * never sends a request without one.
+ */
+export function createClient(baseUrl: string, token: string, tokenFrom = '--token-file or CAPSTAN_TOKEN'): Client {
   /** One exchange; a gateway that does not answer is exit 3, whatever the operation. */
   const send = async (method: string, url: URL, body: string | null): Promise<Response> => {
     try {
@@ -53,6 +58,10 @@ export function createClient(baseUrl: string, token: string): Client {
     if (parsed === undefined) return notJson(response.status);
     const envelope = ErrorEnvelope.safeParse(parsed);
     // The answer as sent (an envelope may carry details the schema does not name), once it has the envelope's shape.
+    if (envelope.success && envelope.data.error.code === 'UNAUTHORIZED') {
+      const message = `the token from ${tokenFrom} was refused by the gateway at ${baseUrl}: it is not that gateway's operator token (the one \`capstan serve\` was started with)`;
+      return new GatewayError(response.status, parsed as ErrorEnvelope, message);
+    }
     if (envelope.success) return new GatewayError(response.status, parsed as ErrorEnvelope);
     return new OperatorError(`HTTP ${response.status} from ${baseUrl}, without an error envelope`, EXIT.failed, `HTTP_${response.status}`);
   };

@@ -31,11 +31,17 @@ export const CONNECTION_OPTIONS = {
  * warned about); `missing` is the usage error when there is none.
  */
 export function readToken(flags: Pick<ConnectionFlags, 'token-file'>, command: string, missing: string): string {
+  return readTokenFrom(flags, command, missing).token;
+}
+
+/** The token and where it came from (`--token-file FILE`, `CAPSTAN_TOKEN_FILE (FILE)`, `CAPSTAN_TOKEN`), for a refusal to name. */
+export function readTokenFrom(flags: Pick<ConnectionFlags, 'token-file'>, command: string, missing: string): { token: string; from: string } {
   const warn = (message: string) => void process.stderr.write(`capstan ${command}: warning: ${message}\n`);
   const tokenFile = flags['token-file'] ?? (process.env.CAPSTAN_TOKEN_FILE || undefined);
   const token = tokenFile ? readTokenFile({ value: tokenFile, from: flags['token-file'] ? '--token-file' : 'CAPSTAN_TOKEN_FILE' }, warn) : process.env.CAPSTAN_TOKEN;
   if (!token) throw new UsageError(missing);
-  return token;
+  const from = !tokenFile ? 'CAPSTAN_TOKEN' : flags['token-file'] ? `--token-file ${tokenFile}` : `CAPSTAN_TOKEN_FILE (${tokenFile})`;
+  return { token, from };
 }
 
 /** The data dir a command works on: `--data-dir`, CAPSTAN_DATA_DIR or the per-user default. */
@@ -43,9 +49,9 @@ export const dataDirOf = (flags: Pick<ConnectionFlags, 'data-dir'>): string => f
 
 /** The client of the gateway the flags name, under the operator's token; nothing is sent yet. */
 export async function connect(flags: ConnectionFlags, command: string): Promise<Client> {
-  const token = readToken(flags, command, "give the gateway's token, the operator's, with --token-file FILE or CAPSTAN_TOKEN");
+  const { token, from } = readTokenFrom(flags, command, "no token was given: give the gateway's token, the operator's, with --token-file FILE or CAPSTAN_TOKEN");
   const [url, { createClient }] = await Promise.all([gatewayUrl(flags), import('./client')]);
-  return createClient(url, token);
+  return createClient(url, token, from);
 }
 
 async function gatewayUrl(flags: ConnectionFlags): Promise<string> {

@@ -35,7 +35,9 @@ export class GatewayError extends OperatorError {
     /** The HTTP status it came with. */
     readonly status: number,
     readonly envelope: ErrorEnvelope,
+    /** What to print instead of the gateway's own message (its code still leads it). */
+    message = envelope.error.message,
   ) {
-    super(envelope.error.message, EXIT.failed, envelope.error.code);
+    super(message, EXIT.failed, envelope.error.code);
   }
 }

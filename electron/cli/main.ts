@@ -11,36 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import type { LedgerEntry } from '../../shared/ledger';
-import { HARN_USAGE, MCP_USAGE, OPERATOR_USAGE, PINS_USAGE, TOKEN_USAGE } from './usage';
-
-const usage = async (): Promise<string> => USAGE_HEAD + TOKEN_USAGE + MCP_USAGE + HARN_USAGE + OPERATOR_USAGE + PINS_USAGE;
-
-const USAGE_HEAD = `Usage: capstan <command> [options]
-
-Commands:
-  serve    Run the gateway and serve the console on loopback
-           flag            or environment
-           --port N        CAPSTAN_PORT         port to listen on (default 7077; 0 = any free port)
-           --host H        CAPSTAN_HOST         address to bind (default 127.0.0.1)
-           --token T       CAPSTAN_TOKEN        API bearer token, 16 or more characters (default:
-                                                random); as a flag, other local users can see it
-           --token-file F  CAPSTAN_TOKEN_FILE   read the token from file F, keep it chmod 600
-           --data-dir DIR  CAPSTAN_DATA_DIR     where the database, config.json and skills/ live
-                                                (default: the per-user app-data folder)
-           --skills-dir D  CAPSTAN_SKILLS_DIRS  another folder of <name>/SKILL.md skills; the flag
-                                                repeats, the variable separates folders as PATH does
-           --log-level L   CAPSTAN_LOG_LEVEL    fatal, error, warn, info, debug, trace or silent
-                                                (default info; logs go to stderr)
-           A flag wins over its environment variable.
-  ledger verify    Check the ledger's hash chain, each entry's keyed MAC and the keyed checkpoint
-                   (ledger.head); exit 1 and name what is broken: an edited, deleted, unlinked or
-                   forged entry, a truncated or rewritten tail, a missing or tampered checkpoint
-  ledger reseal    Accept the ledger as it is and seal its head (after restoring a backup, or for
-                   a ledger older than ledger.head); refused unless the chain and MACs hold
-  ledger tail      Print the last entries (-n N, default 20; --follow to keep printing new ones)
-  ledger export    Print every entry as JSON lines (--after SEQ to start later)
-           --data-dir DIR  as for serve
-`;
+import { commandUsage, USAGE } from './usage';
 
 async function serve(args: string[]): Promise<void> {
   // The gateway's modules load with the host's, not after it: once the host exists its skills
@@ -84,14 +55,18 @@ async function serve(args: string[]): Promise<void> {
   announce(gateway, host);
 }
 
-/** The ledger commands open the database directly, so they work with or without a running serve. */
+/**
+ * The ledger commands open the database directly, so they work with or without a running serve;
+ * a data dir with no database is refused, not created (openExistingDatabase).
+ */
 async function ledgerCommand(args: string[]): Promise<void> {
-  const [{ defaultDataDir }, { Ledger, loadLedgerKey }, { UsageError }, { openDatabase }, { LEDGER_PROBLEM_NAMES }] = await Promise.all([
+  const [{ defaultDataDir }, { Ledger, loadLedgerKey }, { UsageError }, { openExistingDatabase }, { LEDGER_PROBLEM_NAMES }, { ledgerLine }] = await Promise.all([
     import('../paths'),
     import('../runtime/ledger'),
     import('../server'),
-    import('../store/database'),
+    import('./database'),
     import('../../shared/ledger'),
+    import('./ledgerLines'),
   ]);
   const [sub, ...rest] = args;
   const { values } = parseArgs({
@@ -101,13 +76,17 @@ async function ledgerCommand(args: string[]): Promise<void> {
       n: { type: 'string', short: 'n', default: '20' },
       follow: { type: 'boolean', short: 'f', default: false },
       after: { type: 'string', default: '0' },
+      json: { type: 'boolean', default: false },
     },
     strict: true,
   });
+  if (sub !== 'verify' && sub !== 'reseal' && sub !== 'tail' && sub !== 'export') throw new UsageError(`ledger needs verify, reseal, tail or export${sub ? `, not "${sub}"` : ''}`);
   const dataDir = values['data-dir'] ?? defaultDataDir();
-  const db = openDatabase(dataDir);
+  const db = openExistingDatabase(dataDir);
   const ledger = new Ledger(db, loadLedgerKey(dataDir));
-  const print = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+  const printJson = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+  // `tail` reads as lines for a person unless --json; `export` is for scripts, always JSON lines.
+  const print = sub === 'tail' && !values.json ? (entry: LedgerEntry) => process.stdout.write(`${ledgerLine(entry)}\n`) : printJson;
   try {
     if (sub === 'verify' || sub === 'reseal') {
       const result = sub === 'verify' ? ledger.verify() : ledger.reseal();
@@ -148,7 +127,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
           }
         }, 500);
       });
-    } else if (sub === 'export') {
+    } else {
       let after = Number(values.after);
       if (!Number.isInteger(after) || after < 0) throw new UsageError(`--after must be a sequence number, got "${values.after}"`);
       for (let page = ledger.query({ after, limit: 1000 }); page.length > 0 && !output.gone; page = ledger.query({ after, limit: 1000 })) {
@@ -157,8 +136,6 @@ async function ledgerCommand(args: string[]): Promise<void> {
         // A turn of the event loop between pages, so a reader that went away (`| head -1`) is heard of.
         await new Promise((resolve) => setImmediate(resolve));
       }
-    } else {
-      throw new UsageError(`ledger needs verify, reseal, tail or export${sub ? `, not "${sub}"` : ''}`);
     }
   } finally {
     if (!values.follow) db.close();
@@ -208,13 +185,19 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command) quietOnBrokenPipes(command);
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(await usage());
+    process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
-  const run = commands[command];
+  const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (!run) {
-    process.stderr.write(`capstan: unknown command "${command}"\n\n${await usage()}`);
+    process.stderr.write(`capstan: unknown command "${command}"\n\n${USAGE}`);
     return 2;
+  }
+  // `capstan <command> [sub] --help` (or -h) anywhere before a `--`: that command's usage, nothing run.
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (options.includes('--help') || options.includes('-h')) {
+    process.stdout.write(commandUsage(command, rest[0]) ?? USAGE);
+    return 0;
   }
   try {
     await run(rest);

@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import type { ConfirmationChallenge, ToolCallRequest, ToolCallResponse, ToolDescriptor, ToolsList } from '../../shared/api';
+import type { ConfirmationChallenge, ErrorEnvelope, ToolCallRequest, ToolCallResponse, ToolDescriptor, ToolsList } from '../../shared/api';
 import type { TaskView } from '../../shared/tasks';
 import { UsageError } from '../server';
 import { coerceArg, parseArgumentsJson, splitArg } from './arguments';
@@ -67,22 +67,31 @@ export async function callCommand(args: string[]): Promise<void> {
       const challenge = error.code === 'CONFIRMATION_REQUIRED' ? error.envelope.error.challenge : undefined;
       // --envelope prints the gateway's last answer, this refusal when it ends the command.
       if (values.envelope && (!challenge || !process.stdin.isTTY)) printJson(error.envelope);
-      if (!challenge) throw error;
+      if (!challenge) throw new GatewayError(error.status, error.envelope, error.message + traced(error.envelope, 'failed'));
       if (!process.stdin.isTTY) {
         throw new OperatorError(
-          `${name} needs the operator's confirmation and there is no terminal to ask on; run it in a terminal, or call it from the console. Nothing ran.`,
+          `${name} needs the operator's confirmation and there is no terminal to ask on; run it in a terminal, or call it from the console. Nothing ran.${traced(error.envelope, 'not run')}`,
           EXIT.notConfirmed,
           'CONFIRMATION_REQUIRED',
         );
       }
       if (!(await confirm(await findTool(), name, argumentsObject, challenge))) {
-        throw new OperatorError(`not confirmed; ${name} did not run`, EXIT.notConfirmed);
+        throw new OperatorError(`not confirmed; ${name} did not run${traced(error.envelope, 'not run')}`, EXIT.notConfirmed);
       }
       confirmation = challenge.id;
     }
   }
   printJson(values.envelope ? answer : answer.result);
   err(`ok: ${answer.requestId} in task ${answer.taskId}, ${answer.durationMs} ms\n`);
+}
+
+/**
+ * A refused or failed call's requestId (and task), on a line of its own after the error, as the
+ * success line (`ok: <requestId> in task …`) has them: what to look the call up by in the ledger.
+ * Empty when the gateway gave none (a request refused before it became a call, UNAUTHORIZED).
+ */
+function traced({ requestId, taskId }: ErrorEnvelope, outcome: string): string {
+  return requestId ? `\n${outcome}: ${requestId}${taskId ? ` in task ${taskId}` : ''}` : '';
 }
 
 /** Shows the exact call, as the console's review dialog does, and asks; only "y" or "yes" confirms. */

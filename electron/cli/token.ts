@@ -9,6 +9,8 @@ import { defaultDataDir } from '../paths';
 import { UsageError } from '../server';
 import { AgentTokens } from '../store/agentTokens';
 import { openDatabase } from '../store/database';
+import { openExistingDatabase } from './database';
+import { table } from './table';
 
 export async function tokenCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
@@ -25,7 +27,9 @@ export async function tokenCommand(args: string[]): Promise<void> {
     const checked = AgentName.safeParse(name);
     if (!checked.success) throw new UsageError(`the name ${checked.error.issues[0]?.message ?? 'is invalid'}, got "${name}"`);
   }
-  const db = openDatabase(values['data-dir'] ?? defaultDataDir());
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  // Only create makes a database where there was none: listing or revoking in one would be a mistyped --data-dir.
+  const db = sub === 'create' ? openDatabase(dataDir) : openExistingDatabase(dataDir);
   try {
     const tokens = new AgentTokens(db);
     if (sub === 'create') {
@@ -37,9 +41,7 @@ export async function tokenCommand(args: string[]): Promise<void> {
     } else {
       const agents = tokens.list();
       if (agents.length === 0) return void process.stdout.write('No agent tokens. Make one with `capstan token create --name NAME`.\n');
-      const rows = [['NAME', 'CREATED', 'LAST USED'], ...agents.map((agent) => [agent.name, agent.createdAt, agent.lastUsedAt ?? 'never'])];
-      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-      for (const row of rows) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+      process.stdout.write(table(['NAME', 'CREATED', 'LAST USED'], agents.map((agent) => [agent.name, agent.createdAt, agent.lastUsedAt ?? 'never'])));
     }
   } finally {
     db.close();

@@ -85,7 +85,7 @@ describe('agent tokens made by the CLI against a running gateway', () => {
     const listed = await capstan('token', 'list');
     expect(listed.stdout).toMatch(/^NAME\s+CREATED\s+LAST USED$/m);
     expect(listed.stdout).toMatch(/^ci-bot\s+\S+Z\s+\d{4}-\d\d-\d\dT\S+Z$/m);
-    const tail = await capstan('ledger', 'tail', '-n', '50');
+    const tail = await capstan('ledger', 'tail', '-n', '50', '--json');
     expect(tail.stdout).toContain('"principal":"agent:ci-bot"');
 
     const revoked = await capstan('token', 'revoke', 'ci-bot');

@@ -64,7 +64,7 @@ describe('durability', () => {
 
 describe('capstan ledger', () => {
   it('tails the last entries and exports from a sequence number as JSON lines', () => {
-    const tail = capstan('ledger', 'tail', '-n', '3').stdout.trim().split('\n');
+    const tail = capstan('ledger', 'tail', '-n', '3', '--json').stdout.trim().split('\n');
     expect(tail).toHaveLength(3);
     const seqs = tail.map((line) => (JSON.parse(line) as { seq: number }).seq);
     expect(seqs).toEqual([seqs[0]!, seqs[0]! + 1, seqs[0]! + 2]);

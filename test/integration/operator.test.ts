@@ -81,7 +81,8 @@ describe('capstan tools, call and tasks', { timeout: 60_000 }, () => {
   it('exits 1 with the gateway code when a call fails, and 2 on a usage error before sending anything', async () => {
     const missing = await capstan(['call', 'note_search', '--url', serve.url]);
     expect(missing).toMatchObject({ code: 1, stdout: '' });
-    expect(missing.stderr).toBe('capstan call: ARGUMENT_MISSING: query\n');
+    // The error, then the requestId it had, as the success line gives it.
+    expect(missing.stderr).toMatch(/^capstan call: ARGUMENT_MISSING: query\nfailed: req-\S+\n$/);
 
     const wrongType = await capstan(['call', 'todo_list', '--url', serve.url, '--arg', 'limit=many']);
     expect(wrongType.code).toBe(1);
@@ -94,7 +95,7 @@ describe('capstan tools, call and tasks', { timeout: 60_000 }, () => {
     expect(noToken.stderr).toContain('--token-file FILE or CAPSTAN_TOKEN');
     const badToken = await capstan(['tools', '--url', serve.url], { CAPSTAN_TOKEN: 'not-the-token-0123456789' });
     expect(badToken).toMatchObject({ code: 1 });
-    expect(badToken.stderr).toMatch(/^capstan tools: UNAUTHORIZED: /);
+    expect(badToken.stderr).toMatch(/^capstan tools: UNAUTHORIZED: the token from CAPSTAN_TOKEN was refused/);
   });
 
   it('exits 3 with GATEWAY_UNREACHABLE when no gateway runs for the data dir or none answers at the URL', async () => {
