@@ -3,7 +3,7 @@
  * mistake is reported clearly instead of half-applied. The defaults live here, with the schema
  * they complete: the runtime receives the resulting values and does not decide them.
  */
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
@@ -168,4 +168,40 @@ export function writeConfig(dataDir: string, raw: Record<string, unknown>): Caps
   }
   renameSync(temporary, path);
   return config;
+}
+
+/**
+ * What an edit of config.json does while the gateway runs (see docs/configuration.md): these
+ * settings apply at once (grants, agentGrants, quotas and admission to tasks, sessions and
+ * approvals that begin after the edit); every other setting is read at start only, and a change
+ * to it is reported as needing a restart.
+ */
+export const LIVE_SETTINGS = ['grants', 'agentGrants', 'quotas', 'admission', 'httpCheck', 'toolPolicy', 'mcpServers'] as const satisfies readonly (keyof CapstanConfig)[];
+export const RESTART_SETTINGS = ['skillsDirs', 'skills', 'cancellation', 'approvals', 'mcp', 'harn', 'disabledProviders'] as const satisfies readonly (keyof CapstanConfig)[];
+
+/** How long config.json must be quiet before an edit is read: an editor's save is several events. */
+export const CONFIG_WATCH_DEBOUNCE_MS = 250;
+
+/**
+ * Calls `onEdit` once config.json has changed and been quiet for `debounceMs`. The data dir is
+ * watched rather than the file, since an atomic write (the gateway's own, most editors') renames
+ * a new file over it. Returns the function that stops watching.
+ */
+export function watchConfig(dataDir: string, onEdit: () => void, debounceMs = CONFIG_WATCH_DEBOUNCE_MS): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let watcher: ReturnType<typeof watch>;
+  try {
+    watcher = watch(dataDir, { persistent: false }, (_event, filename) => {
+      if (filename !== null && filename !== CONFIG_FILE) return;
+      clearTimeout(timer);
+      timer = setTimeout(onEdit, debounceMs);
+    });
+  } catch {
+    return () => {};
+  }
+  watcher.on('error', () => {});
+  return () => {
+    clearTimeout(timer);
+    watcher.close();
+  };
 }

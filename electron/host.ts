@@ -5,13 +5,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import pino from 'pino';
 import { Catalog } from './catalog/catalog';
 import { CatalogViews } from './catalog/catalogView';
-import { toolPolicy } from './catalog/toolPolicy';
+import { toolPolicy, type ToolPolicy } from './catalog/toolPolicy';
 import { Cursors } from './catalog/cursor';
 import { wideOpenAllowances } from './allowEntry';
-import { readConfig, type CapstanConfig } from './config';
+import { ConfigError, readConfig, RESTART_SETTINGS, watchConfig, type CapstanConfig } from './config';
 import { createApiHandlers, dispatch, type ApiHandlers } from './services/api';
 import { Approvals } from './services/approvals';
 import { CallService } from './services/calls';
@@ -23,7 +24,7 @@ import { createDiscovery } from './services/discovery';
 import { EventBus, progressReporter } from './services/events';
 import { HarnRuns } from './harn/runs';
 import type { Logger } from './logger';
-import { builtinProvider } from './providers/builtin';
+import { builtinProvider, DestinationPolicy } from './providers/builtin';
 import { McpServers } from './providers/mcp/servers';
 import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
@@ -47,10 +48,13 @@ export interface HostOptions {
    * with its skills loaded.
    */
   skillsInBackground?: boolean;
+  /** Watch config.json and apply an edit made while the gateway runs (default true; see `watchConfigEdits`). */
+  watchConfig?: boolean;
 }
 
 export interface Host {
   dataDir: string;
+  /** The configuration in effect: the settings that change live are replaced in it when config.json is edited. */
   config: CapstanConfig;
   db: Database;
   catalog: Catalog;
@@ -78,10 +82,13 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false }: HostOptions): Promise<Host> {
+export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
-  const catalog = new Catalog({ toolPolicy: toolPolicy(config.toolPolicy) });
+  // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
+  let policy: ToolPolicy = toolPolicy(config.toolPolicy);
+  const destinations = new DestinationPolicy(config.httpCheck.allow);
+  const catalog = new Catalog({ toolPolicy: (contract) => policy(contract) });
   const events = new EventBus();
   let ledger: Ledger;
   let pins: Pins;
@@ -102,7 +109,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     // The console's switches and revocations outlive restarts and win over config.json's start state.
     const policy = readCatalogPolicy(db);
     const enabled = (name: string) => policy.providers[name] ?? !config.disabledProviders.includes(name);
-    const builtins = builtinProvider({ db, dataDir, httpCheck: config.httpCheck });
+    const builtins = builtinProvider({ db, dataDir, destinations });
     await catalog.addProvider(builtins, { enabled: enabled(builtins.name) });
     const skills = skillsProvider([ownSkills, ...config.skillsDirs, ...skillsDirs], config.skills);
     await catalog.addProvider(skills, { enabled: enabled(skills.name), background: skillsInBackground });
@@ -115,10 +122,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     db.close();
     throw error;
   }
-  for (const reason of wideOpenAllowances(config.httpCheck.allow)) {
-    logger.warn({ setting: 'httpCheck.allow' }, reason);
-    catalog.addGatewayDiagnostic(reason);
-  }
+  const warnWideOpen = (allow: readonly string[]) => {
+    const reasons = wideOpenAllowances(allow);
+    for (const reason of reasons) logger.warn({ setting: 'httpCheck.allow' }, reason);
+    catalog.setGatewayDiagnostics('httpCheck.allow', reasons);
+  };
+  warnWideOpen(config.httpCheck.allow);
   const catalogViews = new CatalogViews(catalog);
   catalog.onChange((change) => {
     logger.info(change, 'catalog changed');
@@ -134,7 +143,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     grantsFor(sessionId: string) {
       return agentOfSession(sessionId) ? [...this.grants, ...config.agentGrants] : this.grants;
     },
-    budget: config.admission,
+    // Read as each task starts, like the grants: an edit of config.json applies to new tasks.
+    get budget() {
+      return config.admission;
+    },
     graceMs: config.cancellation.graceMs,
     admitTask: (sessionId) => {
       const agent = agentOfSession(sessionId);
@@ -174,6 +186,9 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     events,
   });
   const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history, pins });
+  const stopWatching = watching
+    ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, setToolPolicy: (next) => (policy = toolPolicy(next)), destinations, warnWideOpen })
+    : () => {};
   return {
     dataDir,
     config,
@@ -191,6 +206,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     handlers,
     logger,
     close: async () => {
+      stopWatching();
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
       const ending = Promise.all([mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.
@@ -200,5 +216,100 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       db.close();
       await ending;
     },
+  };
+}
+
+interface ConfigEditParts {
+  dataDir: string;
+  /** The configuration in effect, changed in place: the runtime, approvals and quotas read it through getters or by reference. */
+  config: CapstanConfig;
+  catalog: Catalog;
+  mcp: McpServers;
+  logger: Logger;
+  setToolPolicy(rules: CapstanConfig['toolPolicy']): void;
+  destinations: DestinationPolicy;
+  warnWideOpen(allow: readonly string[]): void;
+}
+
+/** The gateway's diagnostics about config.json, each source replaced as a whole. */
+const CONFIG_INVALID = 'config.json';
+const CONFIG_RESTART = 'config.json restart';
+
+/**
+ * Watches config.json and applies an edit made while the gateway runs: mcpServers, toolPolicy
+ * and httpCheck.allow at once; grants, agentGrants, quotas and admission for the tasks, sessions
+ * and approvals that begin after it. An edit that does not validate changes nothing: a gateway
+ * diagnostic names the problem (until an edit fixes it) and the last good configuration stays.
+ * A change to a setting read only at start (RESTART_SETTINGS) is said, in a diagnostic and the
+ * log, to need a restart. The console's own writes (an MCP server saved) are read back and
+ * change nothing, since what runs already matches them. Returns the function that stops it.
+ */
+function watchConfigEdits(parts: ConfigEditParts): () => void {
+  const { config, catalog, logger } = parts;
+  let closed = false;
+  let editing = Promise.resolve();
+  const invalid = (error: ConfigError) => {
+    logger.warn({ setting: 'config.json' }, `config.json edit not applied: ${error.message}`);
+    catalog.setGatewayDiagnostics(CONFIG_INVALID, [`${error.message} (this edit is not applied: the gateway keeps its last good configuration)`]);
+  };
+  const apply = async (): Promise<void> => {
+    if (closed) return;
+    let next: CapstanConfig;
+    let servers: string[];
+    try {
+      next = readConfig(parts.dataDir);
+      // First, since it may refuse the edit (a server named like a builtin provider) before changing anything.
+      servers = await parts.mcp.applyConfig(next.mcpServers, next.disabledProviders);
+    } catch (error) {
+      if (error instanceof ConfigError) return invalid(error);
+      throw error;
+    }
+    catalog.setGatewayDiagnostics(CONFIG_INVALID, []);
+    const applied: string[] = servers.length > 0 ? ['mcpServers'] : [];
+    config.mcpServers = next.mcpServers;
+    const changed = <K extends keyof CapstanConfig>(key: K) => !isDeepStrictEqual(next[key], config[key]);
+    for (const key of ['grants', 'agentGrants', 'admission'] as const) {
+      if (!changed(key)) continue;
+      Object.assign(config, { [key]: next[key] });
+      applied.push(key);
+    }
+    if (changed('quotas')) {
+      // In place: approvals and the MCP entry hold this object.
+      Object.assign(config.quotas, next.quotas);
+      applied.push('quotas');
+    }
+    if (changed('httpCheck')) {
+      parts.destinations.allow(next.httpCheck.allow);
+      config.httpCheck = next.httpCheck;
+      parts.warnWideOpen(next.httpCheck.allow);
+      applied.push('httpCheck');
+    }
+    if (changed('toolPolicy')) {
+      parts.setToolPolicy(next.toolPolicy);
+      config.toolPolicy = next.toolPolicy;
+      // Every tool's contract is tightened again as its provider is read again (skills have no tools).
+      await Promise.all(catalog.providers().filter((provider) => provider.kind !== 'skills').map((provider) => catalog.reload(provider.name)));
+      applied.push('toolPolicy');
+    }
+    // Saving a server from the console takes its name out of disabledProviders (its entry's
+    // `enabled` is its switch from then on): that is no change waiting for a restart.
+    const dropped = config.disabledProviders.filter((name) => !next.disabledProviders.includes(name));
+    if (next.disabledProviders.every((name) => config.disabledProviders.includes(name)) && dropped.every((name) => parts.mcp.has(name))) {
+      config.disabledProviders = next.disabledProviders;
+    }
+    const pending = RESTART_SETTINGS.filter((key) => changed(key));
+    catalog.setGatewayDiagnostics(
+      CONFIG_RESTART,
+      pending.map((key) => `config.json: "${key}" changed; it applies after a restart (until then the gateway keeps the value it started with)`),
+    );
+    if (applied.length > 0) logger.info({ settings: applied, servers }, 'config.json edited: applied without a restart');
+    if (pending.length > 0) logger.warn({ settings: pending }, `config.json edited: ${pending.join(', ')} changed; restart Capstan to apply`);
+  };
+  const stop = watchConfig(parts.dataDir, () => {
+    editing = editing.then(apply).catch((error: unknown) => logger.error({ err: error }, 'config.json edit could not be applied'));
+  });
+  return () => {
+    closed = true;
+    stop();
   };
 }

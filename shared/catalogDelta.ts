@@ -7,6 +7,9 @@ import type { CatalogEntry, Diagnostic } from './capability';
 import type { CatalogView } from './discovery';
 import type { CatalogChanged, CatalogDelta } from './events';
 
+/** Where the gateway's own diagnostics are filed (electron/catalog/catalog.ts GATEWAY_DIAGNOSTICS). */
+const GATEWAY = 'gateway';
+
 /**
  * A catalog view's entity tag: the gateway process that made it, the generation, and a digest of
  * the providers and diagnostics. Clients treat it as opaque except to tell whether two tags come
@@ -96,7 +99,8 @@ export function applyCatalogDelta<View extends CatalogView>(view: View, catalogG
     held.set(diagnostic.provider, list);
   }
   for (const { provider, diagnostics } of delta.diagnostics) held.set(provider, diagnostics);
-  const diagnostics = delta.providers.flatMap(({ name }) => held.get(name) ?? []);
+  // The gateway's own findings (provider `gateway`, config.json's among them) come first, as GET /catalog lists them; it is no provider, so not in delta.providers.
+  const diagnostics = [...(held.get(GATEWAY) ?? []), ...delta.providers.flatMap(({ name }) => (name === GATEWAY ? [] : (held.get(name) ?? [])))];
 
   return { ...view, catalogGeneration, capabilities, providers: delta.providers, diagnostics, ...(delta.loading ? { loading: delta.loading } : {}) };
 }

@@ -71,6 +71,8 @@ export class Catalog {
   #viewSnapshot: Snapshot | undefined;
   /** The gateway's own findings about how it runs (a wide-open setting), shown with the providers'. */
   #gatewayDiagnostics: Diagnostic[] = [];
+  /** The gateway's findings that a source replaces as a whole (config.json's watcher), by source. */
+  readonly #gatewaySources = new Map<string, Diagnostic[]>();
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   /** Providers bound in the background whose first load has not finished (addProvider's `background`). */
   readonly #loading = new Map<string, Promise<void>>();
@@ -265,12 +267,21 @@ export class Catalog {
   }
 
   diagnostics(): Diagnostic[] {
-    return [...this.#gatewayDiagnostics, ...[...this.#bindings.values()].flatMap((binding) => binding.diagnostics)];
+    return [...this.#gatewayDiagnostics, ...[...this.#gatewaySources.values()].flat(), ...[...this.#bindings.values()].flatMap((binding) => binding.diagnostics)];
   }
 
   /** Adds the gateway's own finding (provider `gateway`), for the operator's Diagnostics view. */
   addGatewayDiagnostic(reason: string): void {
     this.#gatewayDiagnostics = [...this.#gatewayDiagnostics, { provider: GATEWAY_DIAGNOSTICS, path: null, line: null, capability: null, reason }];
+    this.#emit({ catalogGeneration: this.#generation, provider: GATEWAY_DIAGNOSTICS, reason: 'diagnostics' });
+  }
+
+  /** Replaces the gateway's findings from one source (such as config.json's watcher); none clears them. */
+  setGatewayDiagnostics(source: string, reasons: readonly string[]): void {
+    const before = this.#gatewaySources.get(source) ?? [];
+    if (before.length === reasons.length && before.every((diagnostic, index) => diagnostic.reason === reasons[index])) return;
+    if (reasons.length === 0) this.#gatewaySources.delete(source);
+    else this.#gatewaySources.set(source, reasons.map((reason) => ({ provider: GATEWAY_DIAGNOSTICS, path: null, line: null, capability: null, reason })));
     this.#emit({ catalogGeneration: this.#generation, provider: GATEWAY_DIAGNOSTICS, reason: 'diagnostics' });
   }
 

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../electron/catalog/catalog';
 import { CatalogViews, MAX_DELTA_ITEMS, matchesIfNoneMatch } from '../../electron/catalog/catalogView';
 import { applyCatalogDelta, catchUp, deltaFit, sameGateway } from '../../shared/catalogDelta';
+import type { Diagnostic } from '../../shared/capability';
 import type { CatalogView } from '../../shared/discovery';
-import { CatalogChanged } from '../../shared/events';
+import { CatalogChanged, type CatalogDelta } from '../../shared/events';
 import { mutableProvider, tool } from '../support/catalog';
 
 /** What `GET /catalog` answers (services/api.ts builds the same), with the providers still loading where the catalog names them. */
@@ -210,5 +211,17 @@ describe('the catalog view tag', () => {
     expect(matchesIfNoneMatch('*', tag)).toBe(true);
     expect(matchesIfNoneMatch('"abc.3"', tag)).toBe(false);
     expect(matchesIfNoneMatch(undefined, tag)).toBe(false);
+  });
+});
+
+describe('the gateway\'s own diagnostics', () => {
+  it('are kept, replaced and cleared by a delta, first in the list, though the gateway is no provider', () => {
+    const gateway = (reason: string) => ({ provider: 'gateway', path: null, line: null, capability: null, reason });
+    const base = { catalogGeneration: 1, capabilities: [], providers: [], diagnostics: [] } as unknown as CatalogView;
+    const delta = (diagnostics: { provider: string; diagnostics: Diagnostic[] }[]) => ({ upserted: [], removed: [], providers: [], diagnostics, tag: 't' }) as unknown as CatalogDelta;
+    const shown = applyCatalogDelta(base, 1, delta([{ provider: 'gateway', diagnostics: [gateway('config.json is not valid JSON')] }]));
+    expect(shown.diagnostics.map((d) => d.reason)).toEqual(['config.json is not valid JSON']);
+    expect(applyCatalogDelta(shown, 2, delta([])).diagnostics).toHaveLength(1);
+    expect(applyCatalogDelta(shown, 2, delta([{ provider: 'gateway', diagnostics: [] }])).diagnostics).toEqual([]);
   });
 });

@@ -143,18 +143,27 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 export class DestinationPolicy {
-  readonly #hosts = new Set<string>();
-  readonly #subnets = new BlockList();
+  #hosts = new Set<string>();
+  #subnets = new BlockList();
 
   /** `allow` holds config.json's `httpCheck.allow` entries, already validated there. */
   constructor(
     allow: readonly string[] = [],
     private readonly resolve: Resolver = systemResolver,
   ) {
+    this.allow(allow);
+  }
+
+  /** Replaces the allow list (config.json edited while the gateway runs); a check already past it is not affected. */
+  allow(allow: readonly string[]): void {
+    const hosts = new Set<string>();
+    const subnets = new BlockList();
     for (const entry of allow.map(parseAllowEntry)) {
-      if ('host' in entry) this.#hosts.add(entry.host);
-      else this.#subnets.addSubnet(entry.address, entry.prefix, entry.family);
+      if ('host' in entry) hosts.add(entry.host);
+      else subnets.addSubnet(entry.address, entry.prefix, entry.family);
     }
+    this.#hosts = hosts;
+    this.#subnets = subnets;
   }
 
   /**

@@ -14,16 +14,18 @@ import { noteAddTool, noteSearchTool } from './notes';
 import { timeNowTool } from './timeNow';
 import { todoAddTool, todoListTool } from './todos';
 
-export { BUILTIN_PROVIDER };
+export { BUILTIN_PROVIDER, DestinationPolicy };
 
 export interface BuiltinOptions {
   db: Database;
   dataDir: string;
   /** config.json's `httpCheck`: where http_check may connect besides public addresses. */
   httpCheck?: { allow: readonly string[] };
+  /** http_check's destination policy, when the caller changes its allow list later (config.json edited live); built from `httpCheck` otherwise. */
+  destinations?: DestinationPolicy;
 }
 
-export function builtinTools({ db, dataDir, httpCheck = { allow: [] } }: BuiltinOptions): ToolDefinition[] {
+export function builtinTools({ db, dataDir, httpCheck = { allow: [] }, destinations }: BuiltinOptions): ToolDefinition[] {
   return [
     timeNowTool,
     localStatusTool(dataDir),
@@ -32,7 +34,7 @@ export function builtinTools({ db, dataDir, httpCheck = { allow: [] } }: Builtin
     noteSearchTool(db),
     todoAddTool(db),
     todoListTool(db),
-    httpCheckTool(new DestinationPolicy(httpCheck.allow)),
+    httpCheckTool(destinations ?? new DestinationPolicy(httpCheck.allow)),
   ];
 }
 

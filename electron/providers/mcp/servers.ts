@@ -5,7 +5,7 @@
  * mask secret-looking values; nothing here logs an entry.
  */
 import { CapstanError } from '../../../shared/errors';
-import type { McpServerEntry, McpServersView } from '../../../shared/mcp';
+import { McpServerEntry, type McpServersView } from '../../../shared/mcp';
 import type { Catalog } from '../../catalog/catalog';
 import { ConfigError, readRawConfig, writeConfig } from '../../config';
 import type { Logger } from '../../logger';
@@ -79,14 +79,35 @@ export class McpServers {
       if (known && !this.#providers.has(name)) throw new CapstanError('BAD_REQUEST', `"${name}" is already the name of a ${known.kind} provider`, { field: 'name' });
       const entry = unmaskEntry(incoming, this.#providers.get(name)?.settings.entry);
       this.#writeServers(name, (servers) => ({ ...servers, [name]: entry }));
-      const settings = mcpSettings(name, entry);
-      const provider = this.#providers.get(name);
-      // Switched off first, so a server being disabled is not restarted on its way out.
-      if (provider && !settings.enabled) this.parts.catalog.setEnabled(name, false);
-      if (provider) provider.update(settings);
-      else await this.#bind(name, entry, settings.enabled);
-      this.parts.catalog.setEnabled(name, settings.enabled);
+      await this.#apply(name, entry, mcpSettings(name, entry).enabled);
       return this.list();
+    });
+  }
+
+  /**
+   * config.json edited by hand while the gateway runs: the servers added, changed or removed
+   * there are bound, updated or unbound, without writing the file back. A server whose entry is
+   * the one running is left alone, so the console's own writes, read back, change nothing.
+   * Returns the names of the servers it changed.
+   */
+  applyConfig(entries: Record<string, McpServerEntry>, disabledProviders: readonly string[]): Promise<string[]> {
+    return this.#serially(async () => {
+      const taken = Object.keys(entries).filter((name) => !this.#providers.has(name) && this.parts.catalog.provider(name));
+      if (taken.length > 0) throw new ConfigError(`mcpServers.${taken[0]}: "${taken[0]}" is already the name of a ${this.parts.catalog.provider(taken[0]!)!.kind} provider`);
+      const changed: string[] = [];
+      for (const name of [...this.#providers.keys()]) {
+        if (Object.hasOwn(entries, name)) continue;
+        this.#providers.delete(name);
+        await this.parts.catalog.removeProvider(name);
+        changed.push(name);
+      }
+      for (const [name, entry] of Object.entries(entries)) {
+        const running = this.#providers.get(name)?.settings.entry;
+        if (running && canonical(running) === canonical(entry)) continue;
+        await this.#apply(name, entry, (entry.enabled ?? true) && !disabledProviders.includes(name));
+        changed.push(name);
+      }
+      return changed;
     });
   }
 
@@ -123,6 +144,17 @@ export class McpServers {
   /** Ends every server's process; with `now`, signalled at once (Capstan is quitting). */
   async close({ now = false }: { now?: boolean } = {}): Promise<void> {
     await Promise.all([...this.#providers.values()].map((provider) => provider.close({ now })));
+  }
+
+  /** Adds or replaces a running server (config.json already says so). */
+  async #apply(name: string, entry: McpServerEntry, enabled: boolean): Promise<void> {
+    const settings = mcpSettings(name, entry);
+    const provider = this.#providers.get(name);
+    // Switched off first, so a server being disabled is not restarted on its way out.
+    if (provider && !enabled) this.parts.catalog.setEnabled(name, false);
+    if (provider) provider.update(settings);
+    else await this.#bind(name, entry, enabled);
+    this.parts.catalog.setEnabled(name, enabled);
   }
 
   async #bind(name: string, entry: McpServerEntry, enabled: boolean): Promise<void> {
@@ -165,4 +197,15 @@ export class McpServers {
     this.#writing = next.catch(() => {});
     return next;
   }
+}
+
+/** An entry as parsed, keys sorted: equal entries read the same whatever the order or the defaults they spell out. */
+function canonical(entry: McpServerEntry): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]))
+        : value;
+  return JSON.stringify(sorted(McpServerEntry.parse(entry)));
 }
