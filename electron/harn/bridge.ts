@@ -25,6 +25,7 @@ import type { RunningTask } from '../runtime/task';
 import type { Reply } from '../services/api';
 import type { CallContext } from '../services/calls';
 import { fetchSkill, listSkills, matchSkills, searchTools } from './hostSearch';
+import { hitlHandler } from './hitl';
 import { findHostTool, hostTools } from './hostTools';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
 import { applySessionUpdate, type UpdateLog } from './updates';
@@ -32,6 +33,8 @@ import { applySessionUpdate, type UpdateLog } from './updates';
 /** The approvals queue: resolves once the operator approves; throws for every other end. */
 export interface HarnApprovals {
   wait(review: CallReview, options?: { signal?: AbortSignal | undefined }): Promise<Record<string, unknown>>;
+  /** The recent ends, which carry the operator's note (an ask_user's answer). */
+  list?(): { recent: readonly { id: string; note: string | null }[] };
 }
 
 export interface BridgeParts {
@@ -60,6 +63,8 @@ export interface BridgeRun {
   permissionTimeoutMs: number;
   /** Aborts when the run stops: a wait for the operator ends with it. */
   stopped: AbortSignal;
+  /** Sends a request to Harn (`harn.hitl.respond`); rejects on an error answer or timeout. */
+  call(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
 }
 
 const SessionParams = z.looseObject({ sessionId: z.string().optional() });
@@ -239,6 +244,8 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
     }
   }
 
+  const hitl = hitlHandler(approvals, task, run);
+
   return {
     async request(method, params) {
       switch (method) {
@@ -297,6 +304,8 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
       }
     },
     notification(method, params) {
+      // Both versions announce ask_user / request_approval this way (crates/harn-vm/src/stdlib/hitl.rs maybe_notify_host).
+      if (method === 'harn.hitl.requested') return hitl(params);
       if (method !== 'session/update') return;
       const parsed = UpdateParams.safeParse(params);
       if (parsed.success && run.sessions.has(parsed.data.sessionId)) {

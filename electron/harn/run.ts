@@ -100,6 +100,7 @@ export class HarnRun implements TaskWork {
       log: this.log,
       permissionTimeoutMs: this.parts.config.permissionTimeoutMs,
       stopped: this.#stopping.signal,
+      call: (method, params, timeoutMs) => (this.#peer ? this.#peer.request(method, params, timeoutMs) : Promise.reject(new Error('Harn is not running'))),
     });
     const child = await startChild(this.parts.config, this.script, {
       line: (line) => this.#peer?.receive(line),

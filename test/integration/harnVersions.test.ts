@@ -256,3 +256,49 @@ describe('Harn 0.10: skills/fetch verifies the body as activation does', () => {
     expect(stepNamed(harn.transcript(), 'changed')).toMatchObject({ category: 'rejected', error: { code: -32001, data: { code: 'STALE_CAPABILITY' } } });
   });
 });
+
+describe.each(VERSIONS)('Harn %s: human in the loop (harn.hitl.requested → harn.hitl.respond)', (version) => {
+  it('request_approval reaches the operator in Approvals; approved and denied go back as Harn reads them; recorded in the ledger', async () => {
+    const harn = await run({
+      version,
+      steps: [
+        { hitl: 'request_approval', action: 'deploy to production', args: { service: 'api' }, label: 'approved' },
+        { hitl: 'request_approval', action: 'drop the database', label: 'denied' },
+        { hitl: 'request_approval', action: 'two keys', quorum: 2, label: 'quorum' },
+      ],
+    });
+    const first = await waitForApproval(gateway, harn.task.id);
+    expect(first).toMatchObject({ tool: { name: 'request_approval', riskLevel: 'high' }, arguments: { action: 'deploy to production', args: { service: 'api' } } });
+    await send(gateway, 'POST', `/approvals/${first.id}`, { decision: 'approve', note: 'go ahead' });
+    const second = await waitForApproval(gateway, harn.task.id, first.id as string);
+    await send(gateway, 'POST', `/approvals/${second.id}`, { decision: 'deny', note: 'not today' });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    expect(stepNamed(transcript, 'approved')).toMatchObject({ hitl: 'approved', response: { approved: true, reviewer: 'capstan-operator', reason: 'go ahead' } });
+    expect(stepNamed(transcript, 'denied')).toMatchObject({ hitl: 'denied', error: { name: 'ApprovalDeniedError', message: 'Capstan: denied by the operator: not today' } });
+    expect(stepNamed(transcript, 'quorum')).toMatchObject({ hitl: 'denied', error: { message: 'Capstan: it needs 2 reviewers and Capstan answers as one' } });
+    const ledger = (await send(gateway, 'GET', `/ledger?taskId=${harn.task.id}&kind=approval_decided`)).body.entries as Json[];
+    expect(ledger.map((entry) => (entry.details as Json).decision)).toEqual(['approved', 'denied']);
+  });
+
+  it('ask_user: the operator answers by approving with a note; a denial is no answer (nil); so is no decision in time', async () => {
+    const harn = await run({
+      version,
+      steps: [
+        { hitl: 'ask_user', prompt: 'Which branch should I release?', label: 'answered' },
+        { hitl: 'ask_user', prompt: 'Anything else?', label: 'declined' },
+        { hitl: 'ask_user', prompt: 'Still there?', label: 'timeout' },
+      ],
+    });
+    const first = await waitForApproval(gateway, harn.task.id);
+    expect(first).toMatchObject({ tool: { name: 'ask_user', riskLevel: 'low' }, arguments: { prompt: 'Which branch should I release?' } });
+    await send(gateway, 'POST', `/approvals/${first.id}`, { decision: 'approve', note: 'release/2026-12' });
+    const second = await waitForApproval(gateway, harn.task.id, first.id as string);
+    await send(gateway, 'POST', `/approvals/${second.id}`, { decision: 'deny' });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    expect(stepNamed(transcript, 'answered')).toMatchObject({ hitl: 'answered', answer: 'release/2026-12' });
+    expect(stepNamed(transcript, 'declined')).toMatchObject({ hitl: 'answered', answer: null, response: { reason: 'Capstan: denied by the operator' } });
+    expect(stepNamed(transcript, 'timeout')).toMatchObject({ hitl: 'answered', answer: null, response: { reason: 'Capstan: no decision within 5 s' } });
+  }, 20_000);
+});

@@ -37,6 +37,8 @@
  *   { "toolSearch": query, "candidates": [names], "strategy"? }   tool_search/query, read as Harn does (tool_names, diagnostic)
  *   { "skillMatch": prompt, "candidates": [{ name, description, when_to_use, paths }], "workingFiles"? }
  *                                          skill/match, read as Harn does (ranked by score; fallback on error)
+ *   { "hitl": "ask_user", "prompt", "default"? } · { "hitl": "request_approval", "action", "args"?, "quorum"?, "reviewers"? }
+ *                                          harn.hitl.requested, then waits ("timeoutMs", default 20 s) for harn.hitl.respond
  *   { "skillsList": true } · { "skillsFetch": id }   skills/list (skills) and skills/fetch (the raw result)
  *   { "raw": line }                        any line, malformed ones included
  *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "waitForSecondSteer": true } · { "exit": code }
@@ -153,6 +155,7 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
   else if (typeof step.toolSearch === 'string') record({ step: step.label ?? 'tool_search/query', ...(await toolSearch(step)) });
   else if (typeof step.skillMatch === 'string') record({ step: step.label ?? 'skill/match', ...(await skillMatch(step)) });
   else if (step.skillsList) record({ step: step.label ?? 'skills/list', ...(await skillsList()) });
+  else if (typeof step.hitl === 'string') record({ step: step.label ?? step.hitl, ...(await hitl(step)) });
   else if (typeof step.skillsFetch === 'string') {
     // crates/harn-vm/src/bridge.rs fetch_host_skill: `{ id }`, the raw JSON handed on as it is.
     record({ step: step.label ?? 'skills/fetch', ...categorise('skills/fetch', await call('skills/fetch', { id: step.skillsFetch })) });
@@ -225,6 +228,36 @@ async function skillMatch(step: Json): Promise<Json> {
     .filter((entry) => entry.name !== '')
     .sort((a, b) => b.score - a.score);
   return { ...outcome, ranked };
+}
+
+/**
+ * ask_user / request_approval (crates/harn-vm/src/stdlib/hitl.rs, both versions): the bridge
+ * notification `harn.hitl.requested` with the request envelope, then a wait for the host's
+ * `harn.hitl.respond` (answered in receive below). A question completes with `answer` (nil when
+ * absent); an approval counts `approved: true` only with a `reviewer` (quorum 1) and is denied by
+ * any other response (ApprovalDeniedError, `reason` its message). Ends at the step's `timeoutMs`.
+ */
+const hitlWaiting = new Map<string, (response: Json) => void>();
+async function hitl(step: Json): Promise<Json> {
+  const question = step.hitl === 'ask_user';
+  const requestId = `hitl_${question ? 'question' : 'approval'}_${randomUUID()}`;
+  const payload = question
+    ? { prompt: step.prompt, schema: null, default: step.default ?? null, timeout_ms: 86_400_000 }
+    : { id: requestId, action: step.action, args: step.args ?? null, principal: '', requested_at: new Date().toISOString(), approvers_required: step.quorum ?? 1, evidence_refs: [], undo_metadata: null, capabilities_requested: [], detail: null, quorum: step.quorum ?? 1, reviewers: step.reviewers ?? [], deadline_ms: 86_400_000 };
+  const envelope = { request_id: requestId, kind: question ? 'question' : 'approval', agent: '', trace_id: `trace_${randomUUID()}`, requested_at: new Date().toISOString(), payload };
+  send(JSON.stringify({ jsonrpc: '2.0', method: 'harn.hitl.requested', params: envelope }));
+  for (const deadline = Date.now() + Number(step.timeoutMs ?? 20_000); ; ) {
+    const response = await new Promise<Json | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+      hitlWaiting.set(requestId, (message) => (clearTimeout(timer), resolve(message)));
+    });
+    hitlWaiting.delete(requestId);
+    if (!response) return { hitl: 'timed out', requestId };
+    if (question) return { hitl: 'answered', requestId, answer: response.answer ?? null, response };
+    // Approved without a reviewer does not count towards the quorum: the request stays open.
+    if (response.approved === true && typeof response.reviewer === 'string') return { hitl: 'approved', requestId, response };
+    if (response.approved !== true) return { hitl: 'denied', requestId, error: { name: 'ApprovalDeniedError', message: typeof response.reason === 'string' ? response.reason : 'approval was denied' }, response };
+  }
 }
 
 /** crates/harn-vm/src/bridge.rs list_host_skills: `{}`; an array or `{ skills: [...] }`, anything else an error. */
@@ -358,6 +391,20 @@ function receive(line: string): void {
       record({ steer: params, via: 'session/inject' });
       respond(message.id, { result: { messageId: `msg-${steers.length}`, status: 'accepted', _meta: { harn: { actor: null } } } });
       return wake();
+    }
+    case 'harn.hitl.respond': {
+      // v0.7.50 acp/mod.rs handle_hitl_respond: params are a HitlHostResponse (serde: request_id a
+      // string; approved, accepted booleans; reviewer, reason, responded_at strings), else -32602;
+      // a request id of no known kind is -32000; otherwise { ok: true }.
+      const types: [string, string][] = [['request_id', 'string'], ['approved', 'boolean'], ['accepted', 'boolean'], ['reviewer', 'string'], ['reason', 'string'], ['responded_at', 'string'], ['signature', 'string']];
+      const wrong = types.find(([field, type]) => (field === 'request_id' ? typeof params[field] !== type : params[field] !== undefined && params[field] !== null && typeof params[field] !== type));
+      if (wrong) return respond(message.id, { error: { code: -32602, message: `Invalid harn.hitl.respond params: ${wrong[0]}` } });
+      const requestId = String(params.request_id);
+      if (!/^hitl_(question|approval|dual_control|escalation)_/.test(requestId)) return respond(message.id, { error: { code: -32000, message: `unknown HITL request id '${requestId}'` } });
+      record({ hitlResponse: params });
+      respond(message.id, { result: { ok: true } });
+      hitlWaiting.get(requestId)?.(params);
+      return;
     }
     case 'session/input':
     case 'user_message':
