@@ -205,7 +205,7 @@ describe("the console's Copy as curl and Copy as CLI", () => {
     expect(curlCommand(run, 'http://127.0.0.1:7077')).toContain('"Authorization: Bearer $CAPSTAN_TOKEN"');
   });
 
-  it('run as copied against capstan serve (curl with the confirmation round trip, and the CLI), and show in its history', async () => {
+  it('run as copied against capstan serve (curl, which for a tool that needs confirmation asks and prints how to confirm; and the CLI), and show in its history', async () => {
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify(allowTarget()));
     const serve = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'curl-token-0123456789' });
     try {
@@ -215,8 +215,28 @@ describe("the console's Copy as curl and Copy as CLI", () => {
       const plain = JSON.parse(await shell(curlCommand({ tool: 'note_add', arguments: { body: "it's a \"note\" for $HOME" }, needsConfirmation: false }, serve.url)));
       expect(plain).toMatchObject({ ok: true, result: { title: `it's a "note" for $HOME` } });
 
+      // A tool that needs confirmation: the copied text asks and runs nothing (as `capstan call`
+      // without a terminal), exits 4 and prints the challenge's id and the command that confirms it.
       const hits = target.hits.length;
-      const confirmed = JSON.parse(await shell(curlCommand({ tool: 'http_check', arguments: { url: `${target.url}/from-curl`, method: 'GET' }, needsConfirmation: true }, serve.url)));
+      const asked = await promisify(execFile)('sh', ['-c', curlCommand({ tool: 'http_check', arguments: { url: `${target.url}/from-curl`, method: 'GET' }, needsConfirmation: true }, serve.url)], {
+        env: { PATH: process.env.PATH, CAPSTAN_TOKEN: 'curl-token-0123456789' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      }).then(
+        () => expect.unreachable('the copied curl confirmed by itself'),
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(asked.code).toBe(4);
+      const [said, how, followUp, ...rest] = asked.stdout.trimEnd().split('\n');
+      const challenge = /Challenge: ([0-9a-f-]{36})/.exec(said!)?.[1];
+      expect(said).toMatch(/^http_check needs your confirmation; nothing ran\. Challenge: [0-9a-f-]{36} /);
+      expect(how).toBe('To confirm and run it, run:');
+      expect(rest).toEqual([]);
+      expect(followUp).toContain(`"confirmation":"${challenge}"`);
+      expect(followUp).toContain('"Authorization: Bearer $CAPSTAN_TOKEN"');
+      expect(target.hits.slice(hits)).toEqual([]);
+      // The printed command, run as printed, confirms the call.
+      const confirmed = JSON.parse(await shell(followUp!));
       expect(confirmed).toMatchObject({ ok: true, result: { status: 200 } });
       expect(target.hits.slice(hits)).toEqual([{ method: 'GET', url: '/from-curl' }]);
 
