@@ -53,6 +53,11 @@ export const McpServerEntry = z
     toolTimeoutMs: z.number().int().min(100).max(86_400_000).optional(),
     /** The largest result accepted, as JSON bytes (default 4 MiB); larger is RESULT_TOO_LARGE. */
     maxResultBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    /**
+     * Tools the server adds after it was pinned are pinned as they appear instead of held as new
+     * (default false: held until the operator accepts them). A changed tool is held whatever this says.
+     */
+    acceptNewTools: z.boolean().optional(),
   })
   .superRefine((entry, context) => {
     const stdio = entry.command !== undefined;
