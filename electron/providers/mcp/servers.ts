@@ -45,6 +45,11 @@ export class McpServers {
     return this.#providers.has(name);
   }
 
+  /** A server's entry as config.json gives it (secrets unmasked: for the gateway's own use). */
+  entry(name: string): McpServerEntry | undefined {
+    return this.#providers.get(name)?.settings.entry;
+  }
+
   /** A stdio server's process id while it is connected. */
   pid(name: string): number | null {
     return this.#providers.get(name)?.pid ?? null;
