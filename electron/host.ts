@@ -89,6 +89,14 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   let policy: ToolPolicy = toolPolicy(config.toolPolicy);
   const destinations = new DestinationPolicy(config.httpCheck.allow);
   const catalog = new Catalog({ toolPolicy: (contract) => policy(contract) });
+  // A new toolPolicy in effect: an edit of config.json (watchConfigEdits) and a server's policy
+  // saved from the console (McpServers.setPolicy, which wrote the file) take this one path.
+  const applyToolPolicy = async (rules: CapstanConfig['toolPolicy']): Promise<void> => {
+    policy = toolPolicy(rules);
+    config.toolPolicy = [...rules];
+    // Every tool's contract is tightened again as its provider is read again (skills have no tools).
+    await Promise.all(catalog.providers().filter((provider) => provider.kind !== 'skills').map((provider) => catalog.reload(provider.name)));
+  };
   const events = new EventBus();
   let ledger: Ledger;
   let pins: Pins;
@@ -98,11 +106,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     graceMs: config.cancellation.graceMs,
     log: logger.child({ component: 'mcp' }),
     progressFor: (requestId, capability) => progressReporter(events, ledger)(requestId, capability),
+    toolPolicy: { rules: () => config.toolPolicy, apply: applyToolPolicy },
   });
   try {
     ledger = new Ledger(db, loadLedgerKey(dataDir));
     // Before any MCP server loads: its tools are pinned, or held when they changed (services/pins.ts).
-    pins = new Pins({ store: new PinStore(db), ledger, catalog });
+    pins = new Pins({ store: new PinStore(db), ledger, catalog, acceptsNewTools: (name) => mcp.entry(name)?.acceptNewTools === true });
     catalog.holdWith(pins.check);
     const ownSkills = join(dataDir, 'skills');
     mkdirSync(ownSkills, { recursive: true });
@@ -187,7 +196,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   });
   const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history, pins });
   const stopWatching = watching
-    ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, setToolPolicy: (next) => (policy = toolPolicy(next)), destinations, warnWideOpen })
+    ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, applyToolPolicy, destinations, warnWideOpen })
     : () => {};
   return {
     dataDir,
@@ -226,7 +235,8 @@ interface ConfigEditParts {
   catalog: Catalog;
   mcp: McpServers;
   logger: Logger;
-  setToolPolicy(rules: CapstanConfig['toolPolicy']): void;
+  /** Replaces the toolPolicy in effect (config.toolPolicy too) and reads every provider's tools again. */
+  applyToolPolicy(rules: CapstanConfig['toolPolicy']): Promise<void>;
   destinations: DestinationPolicy;
   warnWideOpen(allow: readonly string[]): void;
 }
@@ -285,10 +295,8 @@ function watchConfigEdits(parts: ConfigEditParts): () => void {
       applied.push('httpCheck');
     }
     if (changed('toolPolicy')) {
-      parts.setToolPolicy(next.toolPolicy);
-      config.toolPolicy = next.toolPolicy;
-      // Every tool's contract is tightened again as its provider is read again (skills have no tools).
-      await Promise.all(catalog.providers().filter((provider) => provider.kind !== 'skills').map((provider) => catalog.reload(provider.name)));
+      // A server's policy saved from the console is already in effect: it reads back as no change.
+      await parts.applyToolPolicy(next.toolPolicy);
       applied.push('toolPolicy');
     }
     // Saving a server from the console takes its name out of disabledProviders (its entry's

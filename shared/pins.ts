@@ -9,7 +9,11 @@
  */
 import { z } from 'zod';
 
-export const HoldKind = z.enum(['changed', 'new']);
+/**
+ * `changed`: its descriptor differs from its pin; `new`: it appeared after its server was added;
+ * `renamed`: a new name whose descriptor, but for the name, is a pin that disappeared.
+ */
+export const HoldKind = z.enum(['changed', 'new', 'renamed']);
 export type HoldKind = z.infer<typeof HoldKind>;
 
 /** A held capability, as the operator's views list it. */
@@ -19,8 +23,10 @@ export const PinHold = z.object({
   provider: z.string(),
   name: z.string(),
   kind: HoldKind,
-  /** The pinned descriptor's hash; null for a tool that is new. */
+  /** The pinned descriptor's hash (a renamed tool's: its old name's); null for a tool that is new. */
   pinnedHash: z.string().nullable(),
+  /** For a rename: the name it was pinned under. */
+  renamedFrom: z.string().optional(),
   currentHash: z.string(),
   /** The parts of the descriptor that differ from the pin (`description`, `inputSchema`…); every part for a new tool. */
   changed: z.array(z.string()),

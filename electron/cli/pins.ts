@@ -57,7 +57,7 @@ async function diff(args: string[]): Promise<void> {
  */
 export function describeDiff({ hold, pinned, current }: PinDiff): string {
   const lines = [
-    `${hold.id}: held as ${hold.kind === 'new' ? 'new (no pin yet)' : 'changed'} since ${hold.since}`,
+    `${hold.id}: held as ${hold.kind === 'new' ? 'new (no pin yet)' : hold.kind === 'renamed' ? `renamed (from ${hold.renamedFrom ?? '?'})` : 'changed'} since ${hold.since}`,
     `  pinned  ${hold.pinnedHash ?? '-'}`,
     `  current ${hold.currentHash}`,
   ];

@@ -25,6 +25,8 @@ export class Pins {
       store: PinStore;
       ledger: Pick<Ledger, 'append' | 'query'>;
       catalog: Catalog;
+      /** Whether a server's new tools are pinned as they appear (its config entry's `acceptNewTools`). */
+      acceptsNewTools?: (provider: string) => boolean;
     },
   ) {}
 
@@ -44,17 +46,27 @@ export class Pins {
       return new Map();
     }
     const holds = new Map<string, PinHold>();
+    const listedNames = new Set(listed.map(({ name }) => name));
+    // Pins whose tool is gone, by their descriptor less the name: a new tool matching one is a rename.
+    const gone = new Map([...pins.values()].filter((pin) => pin.name !== SERVER_ROW && !listedNames.has(pin.name)).map((pin) => [sha256Hex(withoutName(pin.descriptor)), pin]));
+    const acceptedNew: typeof listed = [];
     for (const { id, name, hash, descriptor } of listed) {
       const pin = pins.get(name);
       if (pin?.hash === hash) continue;
+      const renamed = pin ? undefined : gone.get(sha256Hex(withoutName(descriptor)));
+      if (!pin && !renamed && this.parts.acceptsNewTools?.(provider)) {
+        acceptedNew.push({ id, name, hash, descriptor });
+        continue;
+      }
       const hold: PinHold = {
         id,
         provider,
         name,
-        kind: pin ? 'changed' : 'new',
-        pinnedHash: pin?.hash ?? null,
+        kind: pin ? 'changed' : renamed ? 'renamed' : 'new',
+        pinnedHash: pin?.hash ?? renamed?.hash ?? null,
+        ...(renamed ? { renamedFrom: renamed.name } : {}),
         currentHash: hash,
-        changed: changedParts(pin?.descriptor ?? null, descriptor),
+        changed: changedParts(pin?.descriptor ?? renamed?.descriptor ?? null, descriptor),
         findings: descriptorFindings(descriptor),
         since: now,
       };
@@ -70,6 +82,11 @@ export class Pins {
         });
       }
       holds.set(name, hold);
+    }
+    if (acceptedNew.length > 0) {
+      // The operator's setting accepts new tools for them: pinned as they appear, on record.
+      store.save(acceptedNew.map(({ name, hash, descriptor }) => ({ provider, name, hash, descriptor, pinnedAt: now })));
+      for (const { id, hash } of acceptedNew) ledger.append({ kind: 'pin_set', capability: id, details: { provider, tools: 1, hash, acceptNewTools: true }, principal: SYSTEM });
     }
     return holds;
   };
@@ -95,8 +112,14 @@ export class Pins {
     if (hash !== undefined && hash !== hold.currentHash) {
       throw new CapstanError('BAD_REQUEST', `${id} changed again since it was reviewed (its hash is no longer ${hash}); review it again`, { field: 'hash' });
     }
-    this.parts.ledger.append({ kind: 'pin_accepted', capability: id, details: { hold: hold.kind, hash: hold.currentHash, previousHash: hold.pinnedHash } });
+    this.parts.ledger.append({
+      kind: 'pin_accepted',
+      capability: id,
+      details: { hold: hold.kind, hash: hold.currentHash, previousHash: hold.pinnedHash, ...(hold.renamedFrom ? { renamedFrom: hold.renamedFrom } : {}) },
+    });
     this.parts.store.save([{ provider: hold.provider, name: hold.name, hash: hold.currentHash, descriptor, pinnedAt: new Date().toISOString() }]);
+    // A rename accepted: the old name's pin is the new one's now.
+    if (hold.renamedFrom !== undefined) this.parts.store.forgetTool(hold.provider, hold.renamedFrom);
     await this.parts.catalog.reload(hold.provider);
     return this.list();
   }
@@ -107,4 +130,10 @@ export class Pins {
     if (!live?.held || !descriptor) throw new CapstanError('CAPABILITY_NOT_FOUND', `no held capability "${id}"`);
     return { hold: live.held, descriptor };
   }
+}
+
+/** A descriptor less its name: what a rename keeps. */
+function withoutName(descriptor: Record<string, unknown>): Record<string, unknown> {
+  const { name: _name, ...rest } = descriptor;
+  return rest;
 }

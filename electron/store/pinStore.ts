@@ -35,6 +35,11 @@ export class PinStore {
     });
   }
 
+  /** Forgets one tool's pin (its tool was renamed and the new name accepted). */
+  forgetTool(provider: string, name: string): void {
+    GroupCommit.of(this.db).writeNow(() => this.db.prepare('DELETE FROM pins WHERE provider = ? AND name = ?').run(provider, name));
+  }
+
   /** Forgets a provider's pins (the operator removed the server; adding it again pins it anew). */
   forget(provider: string): void {
     GroupCommit.of(this.db).writeNow(() => this.db.prepare('DELETE FROM pins WHERE provider = ?').run(provider));

@@ -144,4 +144,54 @@ describe('pinned contracts', () => {
     expect((await call('fixture:lookup', { word: 'pin', unit: 'm' })).status).toBe(200);
     expect((await send(gw, 'GET', '/ledger/verify')).body.ok).toBe(true);
   });
+
+  it('recognises a rename: a new name whose descriptor, but for the name, is a pin that disappeared', async () => {
+    describeAs({ description: 'Looks a word up.', added: true, unit: true, name: 'glossary' });
+    await announce();
+    const hold = await heldSoon('fixture:glossary');
+    expect(hold).toMatchObject({ kind: 'renamed', renamedFrom: 'lookup', changed: ['name'] });
+    expect((await call('fixture:glossary', { word: 'pin', unit: 'm' })).body.error).toMatchObject({ code: 'CONTRACT_CHANGED', hold: 'renamed' });
+    expect((await send(gw, 'POST', '/pins/accept', { id: 'fixture:glossary', hash: hold.currentHash })).status).toBe(200);
+    expect((await call('fixture:glossary', { word: 'pin', unit: 'm' })).status).toBe(200);
+    const accepted = (await ledger('pin_accepted')).at(-1);
+    expect(accepted?.details).toMatchObject({ hold: 'renamed', renamedFrom: 'lookup' });
+  });
+});
+
+describe('a server whose new tools are accepted as they appear (acceptNewTools)', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'capstan-pins-accept-'));
+  const file = join(folder, 'fixture-state.json');
+  let accepting: TestGateway;
+  afterAll(async () => {
+    await accepting?.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('pins a new tool at once, on record, and still holds a changed one', async () => {
+    accepting = await startTestGateway({ dataDir: folder, config: { mcpServers: { fixture: { ...fixtureStdio({ FIXTURE_PINS_FILE: file }), acceptNewTools: true } } } });
+    await waitForProvider(accepting.host, 'fixture');
+    writeFileSync(file, JSON.stringify({ added: true }));
+    expect((await send(accepting, 'POST', '/tools/call', { tool: 'fixture:announce', arguments: {} })).status).toBe(200);
+    const added = await (async () => {
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        const answer = await send(accepting, 'POST', '/tools/call', { tool: 'fixture:added', arguments: {} });
+        if (answer.status !== 404) return answer;
+      }
+      throw new Error('fixture:added never appeared');
+    })();
+    expect(added.status).toBe(200);
+    const pinned = ((await send(accepting, 'GET', '/ledger?kind=pin_set&limit=100')).body.entries as LedgerEntry[]).find((entry) => entry.capability === 'fixture:added');
+    expect(pinned).toMatchObject({ principal: 'system', details: { acceptNewTools: true } });
+
+    writeFileSync(file, JSON.stringify({ added: true, description: 'Now it says something else.' }));
+    expect((await send(accepting, 'POST', '/tools/call', { tool: 'fixture:announce', arguments: {} })).status).toBe(200);
+    for (const until = Date.now() + 10_000; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      const held = ((await send(accepting, 'GET', '/pins')).body as PinsView).held.find((hold) => hold.id === 'fixture:lookup');
+      if (held) {
+        expect(held.kind).toBe('changed');
+        break;
+      }
+      if (Date.now() > until) throw new Error('fixture:lookup was not held');
+    }
+  });
 });

@@ -2,5 +2,7 @@
 import type { PinHold } from '../../../shared/pins';
 
 export function heldWhat(hold: PinHold): string {
-  return hold.kind === 'new' ? 'new since its server was added' : `its server changed ${hold.changed.join(', ')} since it was pinned`;
+  if (hold.kind === 'new') return 'new since its server was added';
+  if (hold.kind === 'renamed') return `renamed from ${hold.renamedFrom ?? 'another name'}, otherwise as pinned`;
+  return `its server changed ${hold.changed.join(', ')} since it was pinned`;
 }
