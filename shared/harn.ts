@@ -11,10 +11,13 @@ export const DEFAULT_HARN_ARGS = ['serve', 'acp'];
 /** A run that has not ended by then is cancelled and fails. */
 export const DEFAULT_HARN_TIMEOUT_MS = 60 * 60_000;
 /**
- * How long a `session/request_permission` waits for the operator before Capstan answers
- * "cancelled" (fail closed): under the 60 s Harn itself waits for a host's answer.
+ * How long a `session/request_permission` (or an ask_user / request_approval) waits for the
+ * operator before Capstan answers "cancelled" (fail closed): under the fixed 300 s v0.7.50 waits
+ * for a permission answer (crates/harn-vm/src/bridge.rs DEFAULT_TIMEOUT; newer builds do not time
+ * it out), and not subject to HARN_HOST_CALL_TIMEOUT_SECS, which Harn applies only to
+ * `host/capabilities { sessionId }`, `host/call` and `terminal/*`.
  */
-export const DEFAULT_HARN_PERMISSION_TIMEOUT_MS = 55_000;
+export const DEFAULT_HARN_PERMISSION_TIMEOUT_MS = 290_000;
 
 /** config.json `harn`: how to start Harn. The script's absolute path is appended to `args`. */
 export const HarnConfig = z.strictObject({

@@ -9,8 +9,15 @@
  * Errors, as Harn reads them: -32001 is "tool rejected", for every refusal (nothing ran: unknown
  * tool, invalid arguments, not granted, confirmation denied, mutation blocked, stale, task not
  * running); -32000 ("Host error") for a tool that ran and failed; -32602 for params that do not
- * fit; -32601 for `host/call` and unknown methods. Each carries Capstan's code, message and
- * requestId in `data`.
+ * fit; -32601 for `host/call`, `terminal/*` and unknown methods. Each carries Capstan's code,
+ * message and requestId in `data`; Harn drops `data`, so the message starts with the code and
+ * ends with the requestId, e.g. "NOT_GRANTED: … (requestId harn-…)".
+ *
+ * Time (protocols/harn-host.md, "Errors and time"): Harn waits a fixed 300 s for `builtin_call`,
+ * `host/tools/list`, `tool_search/query`, `skill/match` and `host/capabilities {}` (and, in
+ * v0.7.50, for a permission request; newer builds wait without limit); only
+ * `host/capabilities { sessionId }`, `host/call` and `terminal/*` honour HARN_HOST_CALL_TIMEOUT_SECS.
+ * A permission or human-in-the-loop wait ends at `harn.permissionTimeoutMs` (default 290 s), before Harn's.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -298,7 +305,19 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
           }
         }
         case 'host/call':
-          throw new RpcError(RpcCode.METHOD_NOT_FOUND, 'Method not found: Capstan offers no generic host operations (host/call)', { code: 'HOST_CALL_UNSUPPORTED' });
+          // Nothing is advertised in host/capabilities, so no operation is offered (and never
+          // project.mcp_config: Harn would connect to MCP servers itself, outside Capstan).
+          run.log.add('host', 'host/call: refused, Capstan offers no generic host operations', { status: 'refused' });
+          throw new RpcError(RpcCode.METHOD_NOT_FOUND, 'HOST_CALL_UNSUPPORTED: Capstan offers no generic host operations (host/call)', { code: 'HOST_CALL_UNSUPPORTED' });
+        case 'terminal/create':
+        case 'terminal/output':
+        case 'terminal/wait_for_exit':
+        case 'terminal/release':
+        case 'terminal/kill':
+          // An error, never a result: an answer without a terminalId makes Harn run the command
+          // itself (acp/builtins.rs acp_terminal_exec falls back to a local shell), outside Capstan.
+          run.log.add('host', `${method}: refused, Capstan runs no commands for a script`, { status: 'refused' });
+          throw new RpcError(RpcCode.METHOD_NOT_FOUND, `TERMINAL_UNSUPPORTED: Capstan runs no commands for a Harn script (${method}); call a tool instead`, { code: 'TERMINAL_UNSUPPORTED' });
         default:
           throw new RpcError(RpcCode.METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 200)}`);
       }
@@ -342,6 +361,10 @@ function policyText(mutation: unknown, decision: unknown): string {
   return parts.join('; ');
 }
 
+/**
+ * Harn reads an error's `code` and `message` only (it drops `data`), so the requestId a script
+ * may quote to find its call in the ledger is in the message too; `data` keeps it for clients that read it.
+ */
 function rpcError(error: CapstanError, code: number, requestId: string | undefined, taskId: string): RpcError {
-  return new RpcError(code, error.message, { ...error.details, code: error.code, ...(requestId ? { requestId } : {}), taskId });
+  return new RpcError(code, requestId ? `${error.message} (requestId ${requestId})` : error.message, { ...error.details, code: error.code, ...(requestId ? { requestId } : {}), taskId });
 }

@@ -136,7 +136,9 @@ describe('a Harn run', () => {
       ];
       for (const [label, code] of expectations) {
         const step = stepNamed(transcript, label)!;
-        expect(step, label).toMatchObject({ category: 'rejected', error: { code: -32001, message: expect.stringMatching(new RegExp(`^${code}: `)), data: { code, requestId: expect.stringMatching(/^harn-/), taskId: harn.task.id } } });
+        expect(step, label).toMatchObject({ category: 'rejected', error: { code: -32001, message: expect.stringMatching(new RegExp(`^${code}: .* \\(requestId harn-[0-9a-f-]+\\)$`)), data: { code, requestId: expect.stringMatching(/^harn-/), taskId: harn.task.id } } });
+        // Harn drops `data`: the script sees the requestId in the message.
+        expect(String((step.error as Json).message).endsWith(`(requestId ${String(((step.error as Json).data as Json).requestId)})`), label).toBe(true);
       }
       expect(stepNamed(transcript, 'tool error')).toMatchObject({ category: 'host error', error: { code: -32000, data: { code: 'TOOL_ERROR' } } });
       // The grant refusal is on record under its requestId, as every refusal the runtime makes.

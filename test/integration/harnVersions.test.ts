@@ -13,6 +13,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 import { driverConfig, fromCapstan, startScript, stepNamed, waitForApproval } from '../support/harnDriver.runs';
 import { send, waitFor, type Json } from '../support/mcp';
 import { skill, skillsDir, type SkillsDir } from '../support/skills';
+import { DEFAULT_HARN_PERMISSION_TIMEOUT_MS } from '../../shared/harn';
 
 let gateway: TestGateway;
 let dir: string;
@@ -301,4 +302,43 @@ describe.each(VERSIONS)('Harn %s: human in the loop (harn.hitl.requested → har
     expect(stepNamed(transcript, 'declined')).toMatchObject({ hitl: 'answered', answer: null, response: { reason: 'Capstan: denied by the operator' } });
     expect(stepNamed(transcript, 'timeout')).toMatchObject({ hitl: 'answered', answer: null, response: { reason: 'Capstan: no decision within 5 s' } });
   }, 20_000);
+});
+
+describe.each(VERSIONS)('Harn %s: errors and time (item 6)', (version) => {
+  it("a refusal's message carries Capstan's code and the requestId (Harn drops data); terminal/* and host/call are refused with errors; host/capabilities advertises nothing", async () => {
+    const terminal = (method: string) => ({ request: method, params: { sessionId: 'ignored', command: 'touch /tmp/never', terminalId: 't-1', shell: null }, label: method });
+    const harn = await run({
+      version,
+      steps: [
+        { toolCall: 'no_such_tool', label: 'unknown' },
+        terminal('terminal/create'),
+        terminal('terminal/output'),
+        terminal('terminal/wait_for_exit'),
+        terminal('terminal/release'),
+        terminal('terminal/kill'),
+        { request: 'host/call', params: { sessionId: 'ignored', name: 'project.mcp_config', args: {} }, label: 'host/call' },
+      ],
+    });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const transcript = harn.transcript();
+    const unknown = stepNamed(transcript, 'unknown')!.error as { message: string; data: { requestId: string } };
+    expect(unknown.message).toMatch(/^TOOL_NOT_FOUND: .+ \(requestId harn-[0-9a-f-]+\)$/);
+    expect(unknown.message.endsWith(`(requestId ${unknown.data.requestId})`)).toBe(true);
+    // An error, never a result: a result without a terminalId would make Harn run the command itself.
+    for (const method of ['terminal/create', 'terminal/output', 'terminal/wait_for_exit', 'terminal/release', 'terminal/kill']) {
+      const step = stepNamed(transcript, method)!;
+      expect(step, method).toMatchObject({ category: 'host error', error: { code: -32601, message: expect.stringMatching(/^TERMINAL_UNSUPPORTED: /), data: { code: 'TERMINAL_UNSUPPORTED' } } });
+      expect(step, method).not.toHaveProperty('result');
+    }
+    expect(stepNamed(transcript, 'host/call')).toMatchObject({ category: 'host error', error: { code: -32601, message: expect.stringMatching(/^HOST_CALL_UNSUPPORTED: /) } });
+    // Asked with and without the session as a prompt starts: {} both times, never project.mcp_config.
+    const capabilities = transcript.filter((entry) => entry.method === 'host/capabilities');
+    expect(capabilities).toHaveLength(2);
+    for (const entry of capabilities) expect(entry).toMatchObject({ category: 'ok', result: {} });
+    expect(JSON.stringify(capabilities)).not.toContain('mcp_config');
+  });
+
+  it("a permission request waits for the operator less long than Harn waits for the answer (300 s in v0.7.50), whatever HARN_HOST_CALL_TIMEOUT_SECS says", () => {
+    expect(DEFAULT_HARN_PERMISSION_TIMEOUT_MS).toBeLessThan(300_000);
+  });
 });

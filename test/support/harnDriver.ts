@@ -6,7 +6,8 @@
  * answers `initialize`, `session/new` and `session/prompt` on stdin/stdout as newline-delimited
  * JSON-RPC 2.0, logs on stderr, and while a prompt runs sends bridge requests with unsigned
  * integer ids, `session/update` notifications and permission requests, waiting for the host's
- * answers as Harn does (60 s, 300 s for builtin_call, HARN_HOST_CALL_TIMEOUT_SECS overriding).
+ * answers as Harn does (300 s for most; HARN_HOST_CALL_TIMEOUT_SECS only for host/call, terminal/*
+ * and host/capabilities with a session: see timeoutFor).
  * `session/cancel` stops the prompt ("cancelled"); stdin closing ends the process.
  *
  * It plays two Harn versions (the scenario's "version"), each from Harn's own source: '0.7.50',
@@ -105,11 +106,20 @@ const wake = () => {
 };
 const steers: Json[] = [];
 
-function timeoutFor(method: string): number {
+/**
+ * How long Harn waits for an answer, or undefined for no limit. v0.7.50 crates/harn-vm/src/bridge.rs
+ * `call`: a fixed DEFAULT_TIMEOUT of 300 s (builtin_call, host/tools/list, tool_search/query,
+ * skill/match, skills/*, host/capabilities {}, and there the permission request too). Newer builds
+ * send the permission request without a timeout. crates/harn-serve/src/adapters/acp/mod.rs
+ * host_call_timeout: HARN_HOST_CALL_TIMEOUT_SECS, else 300 s for host/call and 60 s, applies only
+ * to the client calls: host/capabilities { sessionId }, host/call and terminal/*.
+ */
+function timeoutFor(method: string, params: Json): number | undefined {
+  const clientCall = method === 'host/call' || method.startsWith('terminal/') || (method === 'host/capabilities' && params.sessionId !== undefined);
+  if (!clientCall) return method === 'session/request_permission' && !legacy ? undefined : 300_000;
   const configured = Number(process.env.HARN_HOST_CALL_TIMEOUT_SECS);
   if (Number.isInteger(configured) && configured > 0) return configured * 1000;
-  // A fixed 300 s for builtin_call and the search and skill requests (crates/harn-vm/src/bridge.rs).
-  return ['builtin_call', 'tool_search/query', 'skill/match', 'skills/list', 'skills/fetch'].includes(method) ? 300_000 : 60_000;
+  return method === 'host/call' ? 300_000 : 60_000;
 }
 
 /** A bridge request to the host; resolves with its response message, or a synthetic error as Harn makes one. */
@@ -118,10 +128,14 @@ function call(method: string, params: Json, rawId?: string): Promise<Json> {
   const id = rawId ?? String(nextId++);
   send(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      resolve({ error: { code: null, message: `Client did not respond to '${method}' within ${timeoutFor(method) / 1000}s` } });
-    }, timeoutFor(method));
+    const limit = timeoutFor(method, params);
+    const timer =
+      limit === undefined
+        ? undefined
+        : setTimeout(() => {
+            pending.delete(id);
+            resolve({ error: { code: null, message: `Client did not respond to '${method}' within ${limit / 1000}s` } });
+          }, limit);
     pending.set(id, { method, resolve: (message) => (clearTimeout(timer), resolve(message)) });
   });
 }
