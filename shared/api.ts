@@ -33,7 +33,7 @@ import {
 import { HarnRunQuery, HarnRunRequest, HarnRunsView, HarnRunView } from './harn';
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
 import { ExecutionsQuery, ExecutionsView, HistorySettings } from './executions';
-import { McpServerNameInput, McpServersView, SaveMcpServerInput } from './mcp';
+import { McpServerNameInput, McpServersView, SaveMcpServerInput, SetServerPolicyInput } from './mcp';
 import { AcknowledgeInput, CallCancelInput, CallCancellation, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
 
@@ -161,6 +161,8 @@ export const operations = {
   listMcpServers: { method: 'GET', path: '/mcp-servers', input: NoInput, output: McpServersView, audience: 'operator' },
   saveMcpServer: { method: 'PUT', path: '/mcp-servers/:name', input: SaveMcpServerInput, output: McpServersView, audience: 'operator' },
   removeMcpServer: { method: 'DELETE', path: '/mcp-servers/:name', input: McpServerNameInput, output: McpServersView, audience: 'operator' },
+  /** A server's policy: its tools' confirmation and risk floor, per-tool overrides, acceptNewTools (shared/mcp.ts). */
+  setServerPolicy: { method: 'PUT', path: '/mcp-servers/:name/policy', input: SetServerPolicyInput, output: McpServersView, audience: 'operator' },
   reconnectProvider: { method: 'POST', path: '/providers/:name/reconnect', input: McpServerNameInput, output: McpServersView, audience: 'operator' },
 
   // Sessions, tasks and the ledger.

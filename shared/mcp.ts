@@ -5,7 +5,7 @@
  * a mask back keeps the stored value.
  */
 import { z } from 'zod';
-import { CAPABILITY_NAME_PATTERN, ProviderStatus, RiskLevel } from './capability';
+import { CAPABILITY_NAME_PATTERN, ProviderStatus, RiskLevel, ToolAnnotations } from './capability';
 
 /** Names a server may not take: they are the builtin providers'. */
 export const RESERVED_PROVIDER_NAMES = ['builtin', 'skills', 'gateway'] as const;
@@ -88,6 +88,48 @@ export const ToolPolicyRule = z.strictObject({
 });
 export type ToolPolicyRule = z.infer<typeof ToolPolicyRule>;
 
+/**
+ * What the console's per-server policy sets, for all of a server's tools or for one: written to
+ * config.json as the toolPolicy rule `<server>:*` or `<server>:<tool>`, so it too only tightens.
+ */
+export const PolicyTightening = z.strictObject({
+  riskLevel: RiskLevel.optional(),
+  needConfirm: z.literal(true, 'can only be true: a server policy tightens, never loosens').optional(),
+  mutating: z.literal(true, 'can only be true: a server policy tightens, never loosens').optional(),
+});
+export type PolicyTightening = z.infer<typeof PolicyTightening>;
+
+/** One server's policy as config.json holds it: its toolPolicy rules of the two forms, and its entry's acceptNewTools. */
+export const ServerPolicy = z.strictObject({
+  /** The rule `<server>:*`, for every tool of the server. */
+  defaults: PolicyTightening,
+  /** The rules `<server>:<tool>`, by tool name. */
+  tools: z.record(z.string().regex(CAPABILITY_NAME_PATTERN, 'must be a tool name (1-128 of [A-Za-z0-9_.-])'), PolicyTightening),
+  acceptNewTools: z.boolean(),
+});
+export type ServerPolicy = z.infer<typeof ServerPolicy>;
+
+/** A tool of the server as it declared itself, and what Capstan decides from that alone (before any toolPolicy rule). */
+export const ToolDecisionView = z.object({
+  name: z.string(),
+  declared: ToolAnnotations.nullable(),
+  decided: z.object({ riskLevel: RiskLevel, needConfirm: z.boolean(), mutating: z.boolean() }),
+});
+export type ToolDecisionView = z.infer<typeof ToolDecisionView>;
+
+/**
+ * Replaces a server's policy: its `<server>:*` and `<server>:<tool>` toolPolicy rules (every
+ * other rule is kept) and, when given, its entry's acceptNewTools. Nothing here can lower what
+ * the annotations decide: the flags only take `true`, and a tool's risk floor below the level its
+ * annotations give is refused (BAD_REQUEST, `field` naming it).
+ */
+export const SetServerPolicyInput = z.strictObject({
+  name: z.string().min(1).max(128),
+  defaults: PolicyTightening.default({}),
+  tools: ServerPolicy.shape.tools.refine((tools) => Object.keys(tools).length <= 1000, 'at most 1000 tools').default({}),
+  acceptNewTools: z.boolean().optional(),
+});
+
 /** What replaces a secret-looking value in every view; the last characters of long values follow it. */
 export const SECRET_MASK = '••••••••';
 export const isMasked = (value: string) => value.includes(SECRET_MASK);
@@ -107,6 +149,10 @@ export const McpServerView = z.object({
   timeoutMs: z.number().int(),
   toolTimeoutMs: z.number().int(),
   maxResultBytes: z.number().int(),
+  /** Its policy (config.json's rules for it and acceptNewTools); always present from this gateway. */
+  policy: ServerPolicy.optional(),
+  /** Its tools as listed at the last connection: what each declared and what Capstan decides from it. */
+  toolDecisions: z.array(ToolDecisionView).optional(),
 });
 export type McpServerView = z.infer<typeof McpServerView>;
 

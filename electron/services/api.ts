@@ -136,6 +136,7 @@ export function createApiHandlers(parts: {
     listMcpServers: async () => mcp.list(),
     saveMcpServer: ({ name, entry }) => mcp.save(name, entry),
     removeMcpServer: ({ name }) => mcp.remove(name),
+    setServerPolicy: ({ name, ...policy }) => mcp.setPolicy(name, policy),
     reconnectProvider: async ({ name }) => mcp.reconnect(name),
 
     listTasks: async (query, { principal }) => ownTasks(tasks.view(query), principal),

@@ -5,12 +5,15 @@
  * mask secret-looking values; nothing here logs an entry.
  */
 import { CapstanError } from '../../../shared/errors';
-import { McpServerEntry, type McpServersView } from '../../../shared/mcp';
+import type { RiskLevel } from '../../../shared/capability';
+import { CAPABILITY_NAME_PATTERN } from '../../../shared/capability';
+import { McpServerEntry, type McpServersView, type PolicyTightening, type ServerPolicy, type ToolDecisionView, type ToolPolicyRule } from '../../../shared/mcp';
 import type { Catalog } from '../../catalog/catalog';
 import { ConfigError, readRawConfig, writeConfig } from '../../config';
 import type { Logger } from '../../logger';
 import type { CallParts } from './calls';
 import { McpServerProvider } from './provider';
+import { decideFromAnnotations } from './policy';
 import { maskEntry, unmaskEntry } from './secrets';
 import { mcpSettings } from './settings';
 
@@ -20,6 +23,42 @@ export interface McpServersParts {
   graceMs: number;
   log: Logger;
   progressFor: CallParts['progressFor'];
+  /**
+   * config.json's toolPolicy in effect, and how a new one takes effect at once (host.ts: the same
+   * path an edit of the file takes, so the watcher reading the file back finds nothing changed).
+   */
+  toolPolicy?: { rules(): readonly ToolPolicyRule[]; apply(rules: readonly ToolPolicyRule[]): Promise<void> };
+}
+
+/** The new policy of one server, as the console sends it. */
+export interface ServerPolicyChange {
+  defaults: PolicyTightening;
+  tools: Record<string, PolicyTightening>;
+  acceptNewTools?: boolean | undefined;
+}
+
+const RISK_ORDER: readonly RiskLevel[] = ['low', 'medium', 'high'];
+
+/** Whether a toolPolicy pattern is one of a server's own: `<server>:*` (its default) or `<server>:<tool>` (one tool). */
+export function serverRuleTool(server: string, pattern: string): string | '*' | undefined {
+  if (!pattern.startsWith(`${server}:`)) return undefined;
+  const rest = pattern.slice(server.length + 1);
+  return rest === '*' || CAPABILITY_NAME_PATTERN.test(rest) ? rest : undefined;
+}
+
+/** What a rule sets, only what tightens (a `low` floor raises nothing, so it is left out). */
+function tightening({ riskLevel, needConfirm, mutating }: PolicyTightening): PolicyTightening {
+  return {
+    ...(riskLevel && riskLevel !== 'low' ? { riskLevel } : {}),
+    ...(needConfirm ? { needConfirm } : {}),
+    ...(mutating ? { mutating } : {}),
+  };
+}
+
+/** Two rules for the same tools make the stronger one (rules only tighten, so both apply). */
+function merged(a: PolicyTightening, b: PolicyTightening): PolicyTightening {
+  const risk = [a.riskLevel, b.riskLevel].filter((level): level is RiskLevel => level !== undefined).sort((x, y) => RISK_ORDER.indexOf(y) - RISK_ORDER.indexOf(x))[0];
+  return tightening({ riskLevel: risk, needConfirm: a.needConfirm || b.needConfirm || undefined, mutating: a.mutating || b.mutating || undefined });
 }
 
 export class McpServers {
@@ -72,9 +111,83 @@ export class McpServers {
           timeoutMs,
           toolTimeoutMs,
           maxResultBytes,
+          policy: this.#policyOf(name, entry),
+          toolDecisions: this.#decisionsOf(name),
         };
       }),
     };
+  }
+
+  /**
+   * Replaces a server's policy: its own toolPolicy rules (`<server>:*`, `<server>:<tool>`; every
+   * other rule stays) and its entry's acceptNewTools, written to config.json, then in effect at
+   * once: the catalog's policy replaced and the tools read again, the entry updated without a
+   * reconnect. A tool's risk floor below what its annotations decide is refused, not saved.
+   */
+  setPolicy(name: string, change: ServerPolicyChange): Promise<McpServersView> {
+    return this.#serially(async () => {
+      const provider = this.#get(name);
+      const policy = this.parts.toolPolicy;
+      if (!policy) throw new CapstanError('INTERNAL_ERROR', 'this gateway cannot change toolPolicy');
+      const decided = new Map(this.#decisionsOf(name).map((tool) => [tool.name, tool.decided]));
+      for (const [tool, rule] of Object.entries(change.tools)) {
+        const floor = decided.get(tool)?.riskLevel;
+        if (rule.riskLevel && floor && RISK_ORDER.indexOf(rule.riskLevel) < RISK_ORDER.indexOf(floor)) {
+          throw new CapstanError(
+            'BAD_REQUEST',
+            `${name}:${tool}: its annotations make it ${floor} risk; a policy can only raise that, not set ${rule.riskLevel}`,
+            { field: `tools.${tool}.riskLevel` },
+          );
+        }
+      }
+      const own: ToolPolicyRule[] = [];
+      const defaults = tightening(change.defaults);
+      if (Object.keys(defaults).length > 0) own.push({ pattern: `${name}:*`, ...defaults });
+      for (const [tool, rule] of Object.entries(change.tools).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const set = tightening(rule);
+        if (Object.keys(set).length > 0) own.push({ pattern: `${name}:${tool}`, ...set });
+      }
+      const { acceptNewTools: accepting, ...rest } = provider.settings.entry;
+      const entry: McpServerEntry = (change.acceptNewTools ?? accepting) ? { ...rest, acceptNewTools: true } : rest;
+      let rules: readonly ToolPolicyRule[];
+      try {
+        const raw = readRawConfig(this.parts.dataDir);
+        const servers = typeof raw.mcpServers === 'object' && raw.mcpServers !== null ? (raw.mcpServers as Record<string, unknown>) : {};
+        const kept = (Array.isArray(raw.toolPolicy) ? (raw.toolPolicy as unknown[]) : []).filter((rule) => {
+          const pattern = (rule as { pattern?: unknown } | null)?.pattern;
+          return typeof pattern !== 'string' || serverRuleTool(name, pattern) === undefined;
+        });
+        rules = writeConfig(this.parts.dataDir, { ...raw, mcpServers: { ...servers, [name]: entry }, toolPolicy: [...kept, ...own] }).toolPolicy;
+      } catch (error) {
+        if (error instanceof ConfigError) throw new CapstanError('BAD_REQUEST', `config.json was not changed: ${error.message}`);
+        throw error;
+      }
+      // What runs now matches the file, before anything awaits: the watcher reading it back changes nothing.
+      provider.update(mcpSettings(name, entry), { reconnect: false });
+      await policy.apply(rules);
+      return this.list();
+    });
+  }
+
+  /** A server's policy as the toolPolicy in effect says it (several rules for the same tools make the strongest). */
+  #policyOf(name: string, entry: McpServerEntry): ServerPolicy {
+    let defaults: PolicyTightening = {};
+    const tools: Record<string, PolicyTightening> = {};
+    for (const { pattern, ...rule } of this.parts.toolPolicy?.rules() ?? []) {
+      const tool = serverRuleTool(name, pattern);
+      if (tool === '*') defaults = merged(defaults, rule);
+      else if (tool !== undefined) tools[tool] = merged(tools[tool] ?? {}, rule);
+    }
+    return { defaults, tools, acceptNewTools: entry.acceptNewTools === true };
+  }
+
+  /** The server's tools in the catalog: what each declared, and what Capstan decides from that alone. */
+  #decisionsOf(name: string): ToolDecisionView[] {
+    return this.parts.catalog.entries().flatMap(({ contract }) =>
+      contract.kind === 'tool' && contract.provider === name
+        ? [{ name: contract.name, declared: contract.declared ?? null, decided: decideFromAnnotations(contract.declared ?? null) }]
+        : [],
+    );
   }
 
   /** Adds or replaces a server: saved, then (re)connected, or closed if the entry says `enabled: false`. */
