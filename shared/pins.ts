@@ -36,7 +36,18 @@ export const PinHold = z.object({
 });
 export type PinHold = z.infer<typeof PinHold>;
 
-export const PinsView = z.object({ held: z.array(PinHold) });
+/** A server that says something else of itself (serverInfo, instructions) than when it was pinned: flagged for review; its tools are held only for their own changes. */
+export const ServerFlag = z.object({
+  provider: z.string(),
+  pinnedHash: z.string(),
+  currentHash: z.string(),
+  changed: z.array(z.string()),
+  findings: z.array(z.string()),
+  since: z.string(),
+});
+export type ServerFlag = z.infer<typeof ServerFlag>;
+
+export const PinsView = z.object({ held: z.array(PinHold), servers: z.array(ServerFlag).default([]) });
 export type PinsView = z.infer<typeof PinsView>;
 
 export const PinIdInput = z.strictObject({ id: z.string().min(3).max(300) });

@@ -26,7 +26,11 @@ export const GATEWAY_DIAGNOSTICS = 'gateway';
  * Which of a provider's pinnable tools are held (services/pins.ts), asked at each load with their
  * descriptors as the provider sent them.
  */
-export type HoldCheck = (provider: string, tools: readonly { id: string; name: string; descriptor: Record<string, unknown> }[]) => Map<string, PinHold>;
+export type HoldCheck = (
+  provider: string,
+  tools: readonly { id: string; name: string; descriptor: Record<string, unknown> }[],
+  identity?: Record<string, unknown>,
+) => Map<string, PinHold>;
 
 export interface LiveEntry extends SnapshotEntry {
   /** Set while the operator has not accepted what the provider now says: no task sees it, nobody runs it. */
@@ -191,8 +195,8 @@ export class Catalog {
       const entry = entries.get(definition.name);
       return definition.descriptor && entry?.tool ? [{ id: entry.contract.id, name: definition.name, descriptor: definition.descriptor }] : [];
     });
-    if (this.#holdCheck && pinnable.length > 0) {
-      for (const [name, hold] of this.#holdCheck(provider.name, pinnable)) {
+    if (this.#holdCheck && (pinnable.length > 0 || contents.identity)) {
+      for (const [name, hold] of this.#holdCheck(provider.name, pinnable, contents.identity)) {
         const entry = entries.get(name);
         if (entry) entries.set(name, { ...entry, held: hold });
       }

@@ -24,6 +24,11 @@ export interface ProviderContents {
    * connection is a new binding, so the binding generation grows even if no contract changed.
    */
   connection?: number;
+  /**
+   * What the provider says of itself (an MCP server's serverInfo and instructions), pinned like
+   * its tools (services/pins.ts); absent while it is not connected.
+   */
+  identity?: Record<string, unknown>;
 }
 
 /** What changed: what the provider offers (reload it), or only its status (tell the clients). */

@@ -9,17 +9,20 @@
  * acceptance in the operator's.
  */
 import { CapstanError } from '../../shared/errors';
-import { changedParts, descriptorFindings, type PinDiff, type PinHold, type PinsView } from '../../shared/pins';
+import { changedParts, descriptorFindings, type PinDiff, type PinHold, type PinsView, type ServerFlag } from '../../shared/pins';
 import { SYSTEM } from '../../shared/principal';
 import type { Catalog, HoldCheck } from '../catalog/catalog';
 import { sha256Hex } from '../catalog/digest';
 import type { Ledger } from '../runtime/ledger';
-import type { PinStore } from '../store/pinStore';
+import type { PinRow, PinStore } from '../store/pinStore';
 
 /** The row that marks a provider as pinned, even one that listed no tools when it was added. */
 const SERVER_ROW = '';
 
 export class Pins {
+  /** Servers whose identity (serverInfo, instructions) differs from its pin, by provider. */
+  readonly #servers = new Map<string, { flag: ServerFlag; identity: Record<string, unknown> }>();
+
   constructor(
     private readonly parts: {
       store: PinStore;
@@ -31,7 +34,7 @@ export class Pins {
   ) {}
 
   /** The catalog's HoldCheck: which of a provider's listed tools are held now. */
-  readonly check: HoldCheck = (provider, tools) => {
+  readonly check: HoldCheck = (provider, tools, identity) => {
     const { store, ledger } = this.parts;
     const pins = store.of(provider);
     const now = new Date().toISOString();
@@ -39,12 +42,13 @@ export class Pins {
     if (!pins.has(SERVER_ROW)) {
       // The operator added this server: what it offers now is what they chose.
       store.save([
-        { provider, name: SERVER_ROW, hash: '', descriptor: {}, pinnedAt: now },
+        { provider, name: SERVER_ROW, hash: identity ? sha256Hex(identity) : '', descriptor: identity ?? {}, pinnedAt: now },
         ...listed.map(({ name, hash, descriptor }) => ({ provider, name, hash, descriptor, pinnedAt: now })),
       ]);
       ledger.append({ kind: 'pin_set', details: { provider, tools: listed.length }, principal: SYSTEM });
       return new Map();
     }
+    if (identity) this.#checkIdentity(provider, pins.get(SERVER_ROW)!, identity, now);
     const holds = new Map<string, PinHold>();
     const listedNames = new Set(listed.map(({ name }) => name));
     // Pins whose tool is gone, by their descriptor less the name: a new tool matching one is a rename.
@@ -92,11 +96,51 @@ export class Pins {
   };
 
   list(): PinsView {
-    return { held: this.parts.catalog.held().map((entry) => entry.held) };
+    return { held: this.parts.catalog.held().map((entry) => entry.held), servers: [...this.#servers.values()].map(({ flag }) => flag) };
+  }
+
+  /**
+   * A server's identity against its pin: pinned at its first connection (or, for a server pinned
+   * before identities were, now); a change is flagged once, on record and in Diagnostics, until
+   * the operator accepts it. The server's instructions reach no model through Capstan, so its
+   * tools stay usable; each is held for its own changes.
+   */
+  #checkIdentity(provider: string, pin: PinRow, identity: Record<string, unknown>, now: string): void {
+    const hash = sha256Hex(identity);
+    if (pin.hash === '') {
+      this.parts.store.save([{ ...pin, hash, descriptor: identity, pinnedAt: now }]);
+      return;
+    }
+    if (pin.hash === hash) {
+      if (this.#servers.delete(provider)) this.#diagnose(provider, undefined);
+      return;
+    }
+    if (this.#servers.get(provider)?.flag.currentHash === hash) return;
+    const flag: ServerFlag = { provider, pinnedHash: pin.hash, currentHash: hash, changed: changedParts(pin.descriptor, identity), findings: descriptorFindings(identity), since: now };
+    const recorded = this.parts.ledger.query({ kind: 'contract_held', limit: 1000 }).findLast((entry) => entry.details.provider === provider && entry.details.currentHash === hash);
+    if (recorded) flag.since = recorded.at;
+    else {
+      this.parts.ledger.append({ kind: 'contract_held', details: { provider, server: true, changed: flag.changed, pinnedHash: pin.hash, currentHash: hash, findings: flag.findings }, principal: SYSTEM });
+    }
+    this.#servers.set(provider, { flag, identity });
+    this.#diagnose(provider, flag);
+  }
+
+  #diagnose(provider: string, flag: ServerFlag | undefined): void {
+    const reasons = flag ? [`MCP server "${provider}" says something else of itself (${flag.changed.join(', ')}) than when it was pinned: review it (capstan pins diff ${provider}) and accept it`] : [];
+    // After the load that found it: a diagnostic announces a catalog change of its own.
+    queueMicrotask(() => this.parts.catalog.setGatewayDiagnostics(`pins:${provider}`, reasons));
   }
 
   /** The held tool's descriptor as pinned and as its server sends it now. */
   diff(id: string): PinDiff {
+    const server = this.#servers.get(id);
+    if (server) {
+      const pinned = this.parts.store.of(id).get(SERVER_ROW)?.descriptor ?? null;
+      const { flag } = server;
+      const hold: PinHold = { id, provider: id, name: '', kind: 'changed', pinnedHash: flag.pinnedHash, currentHash: flag.currentHash, changed: flag.changed, findings: flag.findings, since: flag.since };
+      return { hold, pinned, current: server.identity };
+    }
     const { hold, descriptor } = this.#held(id);
     const pinned = this.parts.store.of(hold.provider).get(hold.name)?.descriptor ?? null;
     return { hold, pinned, current: descriptor };
@@ -108,6 +152,8 @@ export class Pins {
    * operator reviewed: if the server changed it again meanwhile, nothing is accepted.
    */
   async accept(id: string, hash?: string): Promise<PinsView> {
+    const server = this.#servers.get(id);
+    if (server) return this.#acceptServer(id, server, hash);
     const { hold, descriptor } = this.#held(id);
     if (hash !== undefined && hash !== hold.currentHash) {
       throw new CapstanError('BAD_REQUEST', `${id} changed again since it was reviewed (its hash is no longer ${hash}); review it again`, { field: 'hash' });
@@ -121,6 +167,17 @@ export class Pins {
     // A rename accepted: the old name's pin is the new one's now.
     if (hold.renamedFrom !== undefined) this.parts.store.forgetTool(hold.provider, hold.renamedFrom);
     await this.parts.catalog.reload(hold.provider);
+    return this.list();
+  }
+
+  #acceptServer(provider: string, { flag, identity }: { flag: ServerFlag; identity: Record<string, unknown> }, hash?: string): PinsView {
+    if (hash !== undefined && hash !== flag.currentHash) {
+      throw new CapstanError('BAD_REQUEST', `${provider} changed again since it was reviewed (its hash is no longer ${hash}); review it again`, { field: 'hash' });
+    }
+    this.parts.ledger.append({ kind: 'pin_accepted', details: { provider, server: true, hash: flag.currentHash, previousHash: flag.pinnedHash } });
+    this.parts.store.save([{ provider, name: SERVER_ROW, hash: flag.currentHash, descriptor: identity, pinnedAt: new Date().toISOString() }]);
+    this.#servers.delete(provider);
+    this.#diagnose(provider, undefined);
     return this.list();
   }
 

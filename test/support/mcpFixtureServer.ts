@@ -53,13 +53,25 @@ const text = (value: string) => ({ content: [{ type: 'text' as const, text: valu
  * with the file's `description` and, when `unit` is set, a required `unit` argument; `added`
  * when `added` is set; and `announce`, which sends notifications/tools/list_changed.
  */
-function pinnedTools(file: string): FixtureTool[] {
-  let state: { description?: string; unit?: boolean; added?: boolean; name?: string } = {};
+interface PinsState {
+  description?: string;
+  unit?: boolean;
+  added?: boolean;
+  name?: string;
+  instructions?: string;
+}
+
+function pinsState(): PinsState {
+  if (!process.env.FIXTURE_PINS_FILE) return {};
   try {
-    state = JSON.parse(readFileSync(file, 'utf8')) as typeof state;
+    return JSON.parse(readFileSync(process.env.FIXTURE_PINS_FILE, 'utf8')) as PinsState;
   } catch {
-    // No file yet: the first descriptors.
+    return {}; // No file yet: the first descriptors.
   }
+}
+
+function pinnedTools(): FixtureTool[] {
+  const state = pinsState();
   const lookup: FixtureTool = {
     name: state.name ?? 'lookup',
     description: state.description ?? 'Looks a word up in the glossary.',
@@ -218,7 +230,7 @@ const tools = (): FixtureTool[] => [
     },
   },
   ...(process.env.FIXTURE_FIDELITY ? ['forecast', 'archive'].map(declaring) : []),
-  ...(process.env.FIXTURE_PINS_FILE ? pinnedTools(process.env.FIXTURE_PINS_FILE) : []),
+  ...(process.env.FIXTURE_PINS_FILE ? pinnedTools() : []),
   ...(process.env.FIXTURE_LATE_WRITE
     ? [
         {
@@ -267,7 +279,9 @@ function declaring(name: string): FixtureTool {
 const pageSize = Number(process.env.FIXTURE_PAGE_SIZE ?? 5);
 
 function createServer(): Server {
-  const server = new Server({ name: 'capstan-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  // FIXTURE_PINS_FILE may give the server's instructions, read when it starts (so a reconnect reads them anew).
+  const instructions = pinsState().instructions;
+  const server = new Server({ name: 'capstan-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } }, ...(instructions ? { instructions } : {}) });
   live = server;
   server.setRequestHandler('tools/list', (request) => {
     const all = tools().map(({ run: _run, ...tool }) => tool);

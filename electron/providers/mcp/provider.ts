@@ -90,6 +90,7 @@ export class McpServerProvider implements Provider {
       skills: [],
       diagnostics: [...problems.values()].map((reason) => ({ path: null, line: null, capability: null, reason })),
       connection: this.#connections,
+      ...(this.#connection ? { identity: { serverInfo: this.#connection.client.getServerVersion() ?? null, instructions: this.#connection.client.getInstructions() ?? null } } : {}),
     };
   }
 
