@@ -25,6 +25,43 @@ test('executing time_now shows its requestId and JSON result in Recent execution
   expect(response.result).toHaveProperty('utcOffset');
 });
 
+test('after Execute at 1440×900 the result is brought into view, focused and announced', async ({ consolePage, page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // One run first: the pane grows, and the next run's entry starts below the fold.
+  const detail = await consolePage.select('time_now');
+  const execute = detail.getByRole('button', { name: 'Execute' });
+  await execute.click();
+  await expect(consolePage.executionEntries).toHaveCount(1);
+  // Back to the top of the pane, as an operator filling in the form would be.
+  await detail.getByRole('heading', { name: 'time_now' }).scrollIntoViewIfNeeded();
+  await expect(execute).toBeInViewport();
+
+  await execute.click();
+  await expect(consolePage.executionEntries).toHaveCount(2);
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('ok');
+  await expect(entry).toBeFocused();
+  await expect(entry).toBeInViewport();
+  await expect(entry.getByTestId('request-id')).toBeInViewport();
+  await expect(page.getByTestId('run-announcement')).toHaveText(/Running time_now: .* Recent executions/);
+});
+
+test('after Confirm and run at 1440×900 the run is brought into view and focused, not the button that opened the review', async ({ consolePage, page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const detail = await consolePage.select('http_check');
+  // Refused by the destination policy (loopback is not allowed here): an answer all the same, with nothing sent.
+  await detail.getByLabel('url').fill('http://127.0.0.1:9/health');
+  await detail.getByRole('button', { name: 'Review and run' }).click();
+  const dialog = consolePage.reviewDialog();
+  await dialog.getByRole('button', { name: 'Confirm and run' }).click();
+  await expect(dialog).toBeHidden();
+
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('http_check');
+  await expect(entry).toBeFocused();
+  await expect(entry).toBeInViewport();
+});
+
 test('Copy puts the full JSON of an execution on the clipboard', async ({ consolePage, page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();

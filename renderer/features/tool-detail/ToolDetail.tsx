@@ -5,6 +5,7 @@
  * held for review because its server changed it since it was pinned).
  */
 import { useEffect, useId, useRef, useState } from 'react';
+import { useExecutions } from '../../state/executionsStore';
 import { useConsoleUi } from '../../state/uiStore';
 import { ConfirmationBadge, DeprecatedBadge, MutatingBadge, RiskBadge, toolStateLook } from '../../ui/badges';
 import { ErrorBoundary } from '../../ui/ErrorBoundary';
@@ -22,6 +23,53 @@ import { checkArguments } from './argumentCheck';
 import { hasArguments, ToolForm } from './ToolForm';
 import { hasPolicyOrigin, ToolPolicy } from './ToolPolicy';
 
+/** How long a new run is followed: its entry is redrawn when the gateway's record replaces the page's own. */
+const FOLLOW_MS = 30_000;
+
+const entryOf = (requestId: string) =>
+  [...document.querySelectorAll<HTMLElement>('.execution-list [data-testid="request-id"]')]
+    .find((element) => element.textContent === requestId)
+    ?.closest<HTMLElement>('li.execution') ?? null;
+
+/**
+ * Brings a run this panel just started into view in Recent executions and focuses it: the result,
+ * or while it runs its progress and Cancel call, would otherwise sit below the fold (issue 22).
+ * Found by its requestId; the entry takes focus programmatically only (tabindex -1). The entry is
+ * drawn anew when the gateway's record of the run replaces the page's own, so focus follows it
+ * there, unless the operator has moved focus elsewhere meanwhile.
+ */
+function useFollowRun(requestId: string | null): void {
+  useEffect(() => {
+    if (requestId === null) return;
+    let focused: HTMLElement | null = null;
+    const follow = () => {
+      if (focused?.isConnected) return;
+      // Focus went elsewhere (the operator moved on): leave it there.
+      const active = document.activeElement;
+      if (focused && active && active !== document.body) return stop();
+      const entry = entryOf(requestId);
+      if (!entry) return;
+      entry.tabIndex = -1;
+      if (!focused) entry.scrollIntoView({ block: 'start' });
+      entry.focus({ preventScroll: focused !== null });
+      focused = entry;
+    };
+    const observer = new MutationObserver(follow);
+    // A frame later: closing the review dialog gives focus back to its opener first.
+    const frame = requestAnimationFrame(() => {
+      follow();
+      observer.observe(document.body, { childList: true, subtree: true });
+    });
+    const timer = setTimeout(() => stop(), FOLLOW_MS);
+    function stop() {
+      observer.disconnect();
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    }
+    return stop;
+  }, [requestId]);
+}
+
 export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const { contract: tool, state } = entry;
   const [review, setReview] = useState<Record<string, unknown> | null>(null);
@@ -37,6 +85,9 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const heldId = useId();
   const reviewPin = useConsoleUi((ui) => ui.reviewPin);
   const section = useRef<HTMLElement>(null);
+  // The run this panel started last, followed into Recent executions and announced.
+  const [followed, setFollowed] = useState<{ requestId: string; tool: string } | null>(null);
+  useFollowRun(followed?.requestId ?? null);
 
   // When the layout is stacked (below the 960 px breakpoint in layout.css) the panel sits under
   // the whole list; bring it into view when a tool is chosen, or choosing seems to do nothing.
@@ -44,11 +95,18 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
     if (window.matchMedia('(max-width: 959px)').matches) section.current?.scrollIntoView({ block: 'start' });
   }, []);
 
+  const run = (args: Record<string, unknown>, confirmed: boolean) => {
+    void execute(name, args, { confirmed });
+    // The call is recorded, newest first, before its request leaves (useExecuteTool).
+    const newest = useExecutions.getState().executions[0];
+    if (newest?.tool === name) setFollowed({ requestId: newest.requestId, tool: name });
+  };
+
   // ToolForm hands on only arguments the page found valid (argumentCheck.ts).
   const submit = (args: Record<string, unknown>) => {
     if (!reachable) return;
     // One call at a time per tool, so a double press cannot run a mutating tool twice.
-    if (state === 'executable' && !running) void execute(name, args, { confirmed: false });
+    if (state === 'executable' && !running) run(args, false);
     if (state === 'locked') setReview(args);
   };
   const runnable = state === 'executable' || state === 'locked';
@@ -193,6 +251,11 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
         <JsonBlock value={tool.returnExample} label={`${tool.name} return example`} />
       </details>
 
+      {/* Says where the run went; Recent executions announces how it ended. */}
+      <p className="visually-hidden" aria-live="polite" data-testid="run-announcement">
+        {followed ? `Running ${followed.tool}: its progress, Cancel call and result are in Recent executions, focused.` : ''}
+      </p>
+
       <ReviewDialog
         tool={tool}
         args={review}
@@ -202,7 +265,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
         onConfirm={(args) => {
           setReview(null);
           if (checkArguments(tool.inputSchema, args).length > 0) return;
-          void execute(name, args, { confirmed: true });
+          run(args, true);
         }}
       />
     </section>
