@@ -45,9 +45,12 @@ export const HarnRunQuery = z.strictObject({ taskId: z.string().min(1).max(128) 
 
 /**
  * One line of a run's live view. `message` lines grow as Harn streams chunks (the same `seq`,
- * longer text); a `tool_call` line is replaced by its updates (the same `seq` too).
+ * longer text); a `tool_call` line is replaced by its updates (the same `seq` too). `output` is
+ * v0.7.50's `output` notification (a script's print), `agent` its `agent/idle` and newer builds'
+ * `_harn/agentEvent`, `harn` Harn's own `session/update` kinds (skills, tool search, compaction,
+ * handoffs, workers, file watches, human-in-the-loop).
  */
-export const HarnUpdateKind = z.enum(['status', 'stderr', 'message', 'thought', 'tool_call', 'plan', 'log', 'progress', 'host', 'permission', 'protocol']);
+export const HarnUpdateKind = z.enum(['status', 'stderr', 'message', 'thought', 'tool_call', 'plan', 'log', 'progress', 'host', 'permission', 'protocol', 'output', 'agent', 'harn']);
 export type HarnUpdateKind = z.infer<typeof HarnUpdateKind>;
 
 /** A line's text is cut to this many characters. */

@@ -35,7 +35,7 @@ import { fetchSkill, listSkills, matchSkills, searchTools } from './hostSearch';
 import { hitlHandler } from './hitl';
 import { findHostTool, hostTools } from './hostTools';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
-import { applySessionUpdate, type UpdateLog } from './updates';
+import { applyNotification, applySessionUpdate, type UpdateLog } from './updates';
 
 /** The approvals queue: resolves once the operator approves; throws for every other end. */
 export interface HarnApprovals {
@@ -325,7 +325,14 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
     notification(method, params) {
       // Both versions announce ask_user / request_approval this way (crates/harn-vm/src/stdlib/hitl.rs maybe_notify_host).
       if (method === 'harn.hitl.requested') return hitl(params);
-      if (method !== 'session/update') return;
+      if (method === '_harn/agentEvent') {
+        // Newer builds name the session; one the run does not know is ignored, as session/update's.
+        if (typeof params.sessionId === 'string' && run.sessions.has(params.sessionId)) applyNotification(run.log, method, params);
+        else run.log.add('protocol', 'a _harn/agentEvent for another session was ignored');
+        return;
+      }
+      // v0.7.50's output / progress / log / agent/idle carry no session: one child runs one script.
+      if (method !== 'session/update') return void applyNotification(run.log, method, params);
       const parsed = UpdateParams.safeParse(params);
       if (parsed.success && run.sessions.has(parsed.data.sessionId)) {
         learnWorkers(parsed.data.update);

@@ -159,6 +159,125 @@ export function applySessionUpdate(log: UpdateLog, update: Fields): void {
       return;
     }
     default:
-      return;
+      return extensionUpdate(log, update.sessionUpdate, field);
+  }
+}
+
+const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const brief = (value: unknown, limit = 200): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value)).slice(0, limit);
+const counted = (value: unknown, one: string, many = `${one}s`): string | undefined => (typeof value === 'number' ? `${value} ${value === 1 ? one : many}` : undefined);
+
+/**
+ * Harn's own `session/update` kinds (its initialize answer lists them as sessionUpdateExtensions,
+ * plus hitl_request / hitl_resolved), read from the fixtures in crates/harn-serve/tests/fixtures/acp
+ * (newer: fields under `_meta.harn`) and v0.7.50's conformance/protocols/fixtures/acp (top level).
+ * One `harn` line each; an unknown kind is ignored.
+ */
+function extensionUpdate(log: UpdateLog, kind: unknown, field: (name: string) => unknown): void {
+  const skill = text(field('skillName')) ?? 'a skill';
+  const line = (() => {
+    switch (kind) {
+      case 'skill_activated':
+        return `skill ${skill} activated${text(field('reason')) ? ` (${text(field('reason'))})` : ''}`;
+      case 'skill_deactivated':
+        return `skill ${skill} deactivated`;
+      case 'skill_scope_tools':
+        return `skill ${skill} scopes the tools to ${list(field('allowedTools')).join(', ') || '(none)'}`;
+      case 'tool_search_query': {
+        const query = fields(field('query'));
+        return `tool search${text(field('strategy')) ? ` (${text(field('strategy'))})` : ''}: ${brief(query.q ?? field('query'))}`;
+      }
+      case 'tool_search_result':
+        return `tool search found ${list(field('promoted')).join(', ') || 'nothing'}`;
+      case 'transcript_compacted': {
+        const before = field('estimatedTokensBefore');
+        const after = field('estimatedTokensAfter');
+        const tokens = typeof before === 'number' && typeof after === 'number' ? `, ~${before} → ${after} tokens` : '';
+        return `transcript compacted${text(field('strategy')) ? ` (${text(field('strategy'))})` : ''}${counted(field('archivedMessages'), 'message') ? `: ${counted(field('archivedMessages'), 'message')} archived` : ''}${tokens}`;
+      }
+      case 'handoff': {
+        const handoff = fields(field('handoff'));
+        const target = fields(handoff.target_persona_or_human);
+        return `handoff${text(target.label) ?? text(target.id) ? ` to ${text(target.label) ?? text(target.id)}` : ''}${text(handoff.task) ? `: ${text(handoff.task)}` : ''}${text(handoff.reason) ? ` (${text(handoff.reason)})` : ''}`;
+      }
+      case 'fs_watch': {
+        const events = Array.isArray(field('events')) ? (field('events') as unknown[]).map(fields) : [];
+        const changes = events.map((event) => `${[...list(event.relative_paths), ...(list(event.relative_paths).length ? [] : list(event.paths))].join(', ')}${text(event.kind) ? ` (${text(event.kind)})` : ''}`);
+        return `files changed: ${changes.join('; ') || '(none)'}`;
+      }
+      case 'worker_update': {
+        const name = text(field('workerName')) ?? text(field('workerId')) ?? 'a worker';
+        const status = text(field('status'));
+        return `worker ${name}${text(field('workerTask')) ? ` (${text(field('workerTask'))})` : ''}: ${text(field('event')) ?? 'update'}${status ? `, ${status}` : ''}`;
+      }
+      case 'hitl_request': {
+        const payload = fields(field('payload'));
+        return `Harn asks the host (${text(field('kind')) ?? 'hitl'}): ${brief(payload.prompt ?? payload.action ?? field('payload'))}`;
+      }
+      case 'hitl_resolved':
+        return `${text(field('kind')) ?? 'hitl'} ${text(field('requestId')) ?? ''} ${text(field('outcome')) ?? 'resolved'}`.replace(/ {2,}/g, ' ');
+      default:
+        return undefined;
+    }
+  })();
+  if (line) log.add('harn', line);
+}
+
+/**
+ * The notifications Harn sends besides `session/update`. v0.7.50 (crates/harn-vm/src/bridge.rs
+ * send_output, send_progress, send_log; crates/harn-vm/src/llm/agent/post_turn.rs): `output`
+ * `{ text }`, `progress` `{ phase, message, progress?, total?, data? }`, `log` `{ level, message,
+ * fields? }` and `agent/idle` `{ iteration, backoff_ms, persist_path, watch_paths }`, none with a
+ * session. Newer builds: `_harn/agentEvent` `{ sessionId, kind, … }` (crates/harn-serve/tests/
+ * fixtures/acp/agent_event_ext_notifications.json). Returns false for a method it does not know.
+ */
+export function applyNotification(log: UpdateLog, method: string, params: Fields): boolean {
+  switch (method) {
+    case 'output': {
+      const said = text(params.text);
+      if (said) log.add('output', said.replace(/\n$/, ''));
+      return true;
+    }
+    case 'progress':
+    case 'log':
+      applySessionUpdate(log, { ...params, sessionUpdate: method });
+      return true;
+    case 'agent/idle': {
+      const backoff = params.backoff_ms;
+      const watching = list(params.watch_paths);
+      const iteration = params.iteration;
+      log.add('agent', `idle${typeof iteration === 'number' ? ` after iteration ${iteration}` : ''}${typeof backoff === 'number' ? `, next look in ${backoff} ms` : ''}${watching.length ? `, watching ${watching.slice(0, 10).join(', ')}` : ''}`, { status: 'idle' });
+      return true;
+    }
+    case '_harn/agentEvent':
+      log.add('agent', agentEventText(params), { status: text(params.kind)?.slice(0, 60) ?? 'event' });
+      return true;
+    default:
+      return false;
+  }
+}
+
+function agentEventText(event: Fields): string {
+  const iteration = typeof event.iteration === 'number' ? ` ${event.iteration}` : '';
+  switch (event.kind) {
+    case 'turn_start':
+      return `turn${iteration} started`;
+    case 'turn_end': {
+      const info = fields(event.turnInfo);
+      const names = list(info.tool_names);
+      return `turn${iteration} ended${counted(info.tool_calls, 'tool call') ? `: ${counted(info.tool_calls, 'tool call')}${names.length ? ` (${names.join(', ')})` : ''}` : ''}`;
+    }
+    case 'feedback_injected':
+      return `feedback injected${text(event.feedbackKind) ? ` (${text(event.feedbackKind)})` : ''}: ${brief(event.content, 500)}`;
+    case 'budget_exhausted':
+      return `budget exhausted${counted(event.maxIterations, 'iteration') ? ` after ${counted(event.maxIterations, 'iteration')}` : ''}`;
+    case 'loop_stuck':
+      return `loop stuck${typeof event.lastIteration === 'number' ? ` at iteration ${event.lastIteration}` : ''}${counted(event.maxNudges, 'nudge') ? ` after ${counted(event.maxNudges, 'nudge')}` : ''}${text(event.tailExcerpt) ? `: ${text(event.tailExcerpt)}` : ''}`;
+    case 'daemon_watchdog_tripped':
+      return `daemon watchdog tripped${counted(event.attempts, 'attempt') ? ` after ${counted(event.attempts, 'attempt')}` : ''}${typeof event.elapsedMs === 'number' ? ` (${event.elapsedMs} ms)` : ''}`;
+    default: {
+      const { kind, sessionId: _session, ...rest } = event;
+      return `${brief(kind, 100) || 'agent event'}${Object.keys(rest).length ? `: ${brief(rest, 500)}` : ''}`;
+    }
   }
 }

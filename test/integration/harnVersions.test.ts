@@ -342,3 +342,26 @@ describe.each(VERSIONS)('Harn %s: errors and time (item 6)', (version) => {
     expect(DEFAULT_HARN_PERMISSION_TIMEOUT_MS).toBeLessThan(300_000);
   });
 });
+
+describe("Harn 0.7.50: top-level notifications show in the run's lines", () => {
+  it('output, progress, log and agent/idle (crates/harn-vm/src/bridge.rs, llm/agent/post_turn.rs)', async () => {
+    const note = (method: string, params: Json) => ({ raw: JSON.stringify({ jsonrpc: '2.0', method, params }) });
+    const harn = await run({
+      version: '0.7.50',
+      steps: [
+        note('output', { text: '[harn] hello\n' }),
+        note('progress', { phase: 'scan', message: 'reading files', progress: 2, total: 5 }),
+        note('log', { level: 'warn', message: 'slow disk', fields: { ms: 900 } }),
+        note('agent/idle', { iteration: 3, backoff_ms: 2000, persist_path: null, watch_paths: ['src'] }),
+      ],
+    });
+    expect((await harn.ended()).state).toBe('succeeded');
+    const lines = ((await harnRun(harn.task.id)).updates as Json[]).filter((line) => ['output', 'progress', 'log', 'agent'].includes(String(line.kind)));
+    expect(lines.map((line) => [line.kind, line.text])).toEqual([
+      ['output', '[harn] hello'],
+      ['progress', 'scan: reading files (2/5)'],
+      ['log', 'warn: slow disk'],
+      ['agent', 'idle after iteration 3, next look in 2000 ms, watching src'],
+    ]);
+  });
+});

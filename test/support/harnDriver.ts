@@ -42,6 +42,7 @@
  *                                          harn.hitl.requested, then waits ("timeoutMs", default 20 s) for harn.hitl.respond
  *   { "skillsList": true } · { "skillsFetch": id }   skills/list (skills) and skills/fetch (the raw result)
  *   { "raw": line }                        any line, malformed ones included
+ *   { "replay": "/abs/fixture.json" }      the messages of one of Harn's fixture files (test/fixtures/harn/), in order
  *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "waitForSecondSteer": true } · { "exit": code }
  * A request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for its
  * answer. An answer that is an error is recorded as Harn categorises it (-32001 "rejected",
@@ -160,6 +161,16 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
     const id = /"id":(\d+|"[^"]*")/.exec(step.raw)?.[1];
     if (id && /"method":/.test(step.raw)) pending.set(id, { method: 'raw', resolve: (message) => record({ step: step.label ?? 'raw', raw: step.raw, answer: message }) });
     send(step.raw);
+  }
+  else if (typeof step.replay === 'string') {
+    // One of Harn's own fixture files (test/fixtures/harn/), message for message, in order. Its
+    // placeholder session ("session-1") becomes the prompt's session; a message without one keeps none.
+    const { messages } = JSON.parse(readFileSync(step.replay, 'utf8')) as { messages: Json[] };
+    for (const message of messages) {
+      const params = message.params as Json | undefined;
+      const session = params?.sessionId === 'session-1' ? { params: { ...params, sessionId } } : {};
+      send(JSON.stringify({ ...message, ...session }));
+    }
   }
   else if (typeof step.sleep === 'number') await new Promise((resolve) => setTimeout(resolve, step.sleep as number));
   else if (typeof step.exit === 'number') process.exit(step.exit);

@@ -1,9 +1,10 @@
 /**
  * A Harn run inside its task's view: what ran (script, Harn's name and version, whether it takes
- * steers), how it ended, and its live lines: stderr, the script's messages, tool calls, logs,
- * progress, plans, and each host request it made (with the call's requestId, to find it in the
- * ledger). The log is bounded like the gateway's (the last 500 lines) and scrolls by keyboard;
- * it follows new lines while the operator is at its end.
+ * steers), how it ended, and its live lines: stderr, the script's messages and output, tool calls,
+ * logs, progress, plans, Harn's agent events and extension updates (skills, search, workers…),
+ * and each host request it made (with the call's requestId, to find it in the ledger). The log is
+ * bounded like the gateway's (the last 500 lines) and scrolls by keyboard; it follows new lines
+ * while the operator is at its end.
  */
 import { useLayoutEffect, useRef } from 'react';
 import type { HarnUpdate, HarnUpdateKind } from '../../../../shared/harn';
@@ -24,6 +25,9 @@ const kindLabels: Record<HarnUpdateKind, string> = {
   host: 'host',
   permission: 'permission',
   protocol: 'protocol',
+  output: 'output',
+  agent: 'agent',
+  harn: 'harn',
 };
 
 /** Renders nothing for a task that is not a Harn run. */
