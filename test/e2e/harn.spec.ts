@@ -4,7 +4,10 @@
  * to http_check (which needs confirmation; the script can never confirm it). `harn.command` is
  * test/support/harnDriver.ts, a faithful stand-in for Harn that speaks only Harn's side of the
  * wire protocol (Harn itself cannot be installed here). The target is a loopback server
- * config.json allows, so the test sees the approved request go out.
+ * config.json allows, so the test sees the approved request go out. Then, with the driver playing
+ * Harn v0.7.50, its option-less `session/request_permission` and a script's `request_approval`
+ * (harn.hitl.requested) approved from Approvals; and with harn-serve 0.10.x, a steer from the
+ * task's card that the script accepts (`session/inject`).
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -89,4 +92,75 @@ harnTest('run a script from the Tasks view, follow it live, approve its http_che
   await expect(finished.locator('[data-kind="host"]').filter({ hasText: 'http_check: ok' })).toBeVisible();
   await expect(finished.locator('[data-kind="tool_call"]').filter({ hasText: 'completed' })).toBeVisible();
   await expect(row.getByText(/succeeded: Checking the service: healthy\./)).toBeVisible();
+});
+
+/** Starts a script from the Tasks view and returns the active task's card. */
+async function runScript(consolePage: Parameters<Parameters<typeof harnTest>[2]>[0]['consolePage'], page: Parameters<Parameters<typeof harnTest>[2]>[0]['page'], script: string) {
+  const tasks = await consolePage.openTasks();
+  await tasks.getByRole('button', { name: 'Run Harn script…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Run a Harn script' });
+  await dialog.getByLabel('Script').fill(script);
+  await dialog.getByRole('button', { name: 'Run script' }).click();
+  await expect(dialog).toBeHidden();
+  return consolePage.activeTask();
+}
+
+harnTest('Harn v0.7.50: its permission request and a request_approval are approved from Approvals', async ({ consolePage, page, dataDir }) => {
+  harnTest.setTimeout(90_000);
+  const script = join(dataDir, 'release.harn');
+  writeFileSync(
+    script,
+    JSON.stringify({
+      version: '0.7.50',
+      steps: [
+        { permission: { toolCallId: 'call-1', toolName: 'write_file', rawInput: { path: 'CHANGELOG.md' } }, declaredPaths: ['CHANGELOG.md'], orFail: true },
+        { hitl: 'request_approval', action: 'tag release 1.2.0', args: { tag: 'v1.2.0' }, timeoutMs: 60_000 },
+        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Released.' } } },
+      ],
+    }),
+  );
+  const card = await runScript(consolePage, page, script);
+  await expect(card.getByRole('heading', { name: 'Harn: release.harn' })).toBeVisible();
+  await expect(card.getByRole('region', { name: 'Harn run' }).locator('.harn-run__facts')).toContainText('harn 0.7.50');
+
+  await page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: /^Approvals/ }).click();
+  const approvals = page.getByRole('tabpanel', { name: /^Approvals/ });
+  // v0.7.50 sends no options: the operator still sees the tool, its arguments, the policy and the declared paths.
+  const permission = approvals.getByRole('article', { name: 'agent:harn.release asks to run write_file' });
+  await expect(permission).toBeVisible();
+  await expect(permission.getByTestId('approval-arguments')).toContainText('CHANGELOG.md');
+  await expect(permission).toContainText('Declared paths: CHANGELOG.md');
+  await permission.getByRole('button', { name: 'Approve and run' }).click();
+
+  const approval = approvals.getByRole('article', { name: 'agent:harn.release asks to run request_approval' });
+  await expect(approval).toBeVisible({ timeout: 15_000 });
+  await expect(approval.getByTestId('approval-arguments')).toContainText('tag release 1.2.0');
+  await approval.getByRole('button', { name: 'Approve and run' }).click();
+
+  await consolePage.openTasks();
+  const row = consolePage.taskRow('Finished tasks', 'Harn: release.harn');
+  await expect(row.locator('[data-task-state="succeeded"]')).toBeVisible({ timeout: 15_000 });
+  await row.locator('summary').click();
+  const lines = row.getByRole('log', { name: 'Harn run output' });
+  await expect(lines.locator('[data-kind="permission"]').filter({ hasText: 'write_file: allowed by the operator' })).toBeVisible();
+  await expect(lines.locator('[data-kind="permission"]').filter({ hasText: /approved/ }).last()).toBeVisible();
+  await expect(row.getByText(/succeeded: Released\./)).toBeVisible();
+});
+
+harnTest('Harn 0.10: a steer from the task card is accepted by the script (session/inject)', async ({ consolePage, page, dataDir }) => {
+  harnTest.setTimeout(60_000);
+  const script = join(dataDir, 'steered.harn');
+  writeFileSync(script, JSON.stringify({ version: '0.10', steps: [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Waiting for a steer' } } }, { waitForSteer: true }] }));
+  const card = await runScript(consolePage, page, script);
+  const output = card.getByRole('log', { name: 'Harn run output' });
+  await expect(output.getByText('Waiting for a steer')).toBeVisible();
+  await expect(card.getByRole('region', { name: 'Harn run' }).locator('.harn-run__facts')).toContainText('harn 0.10.8 · takes steers (session/inject)');
+  await card.getByLabel('Steer note').fill('check the lockfile first');
+  await card.getByRole('button', { name: 'Steer' }).click();
+
+  await consolePage.openTasks();
+  const row = consolePage.taskRow('Finished tasks', 'Harn: steered.harn');
+  await expect(row.locator('[data-task-state="succeeded"]')).toBeVisible({ timeout: 15_000 });
+  await row.locator('summary').click();
+  await expect(row.getByRole('log', { name: 'Harn run output' }).getByText('steer accepted by the script (session/inject, mode steer, message msg-1)')).toBeVisible();
 });
