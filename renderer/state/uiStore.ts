@@ -10,6 +10,7 @@ import type { LiveStatus } from '../api/transport';
 import type { ToolFilter } from '../../shared/policy';
 import { DEFAULT_SESSION } from '../../shared/tasks';
 import type { LedgerFilter } from './ledgerStore';
+import { followViewInUrl, viewFromUrl } from './urlState';
 
 export type KindFilter = 'all' | CapabilityKind;
 /** Drawers opened from the header. */
@@ -73,6 +74,8 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   provider: null,
   query: '',
   selectedId: null,
+  // A link or a reload opens the view its address names (urlState.ts).
+  ...viewFromUrl(typeof window === 'undefined' ? '' : window.location.search),
   inspectingId: null,
   panel: null,
   reviewingPin: null,
@@ -103,3 +106,7 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   showApprovals: () =>
     set((ui) => ({ dockTab: 'approvals', dockSize: ui.dockSize === 'collapsed' ? 'open' : ui.dockSize, approvalsRequested: ui.approvalsRequested + 1 })),
 }));
+
+followViewInUrl((listener) =>
+  useConsoleUi.subscribe(({ selectedId, query, filter, kind, provider }) => listener({ selectedId, query, filter, kind, provider })),
+);

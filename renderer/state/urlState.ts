@@ -1,0 +1,70 @@
+/**
+ * The console's view in its address: the selected capability, the search and the filters, so a
+ * reload, a bookmark or a link another operator sends opens the same view. Only the query string
+ * carries it (`?tool=builtin:time_now&q=clock&filter=confirm&kind=tool&provider=builtin`); the
+ * token never does (it lives in sessionStorage, transport.ts), and the address is replaced, not
+ * pushed, so Back still leaves the console.
+ */
+import type { ToolFilter } from '../../shared/policy';
+import type { KindFilter } from './uiStore';
+
+export interface UrlView {
+  selectedId: string | null;
+  query: string;
+  filter: ToolFilter;
+  kind: KindFilter;
+  provider: string | null;
+}
+
+const FILTERS: readonly ToolFilter[] = ['all', 'low-risk', 'confirm'];
+const KINDS: readonly KindFilter[] = ['all', 'tool', 'skill'];
+/** Anything longer is not a link anyone wrote: ignored rather than trusted. */
+const MAX_VALUE = 300;
+
+const value = (params: URLSearchParams, key: string): string | null => {
+  const found = params.get(key);
+  return found !== null && found.length <= MAX_VALUE ? found : null;
+};
+
+/** What the address says of the view; what it does not say (or says wrongly) is the default. */
+export function viewFromUrl(search: string): Partial<UrlView> {
+  const params = new URLSearchParams(search);
+  const view: Partial<UrlView> = {};
+  const tool = value(params, 'tool');
+  if (tool) view.selectedId = tool;
+  const query = value(params, 'q');
+  if (query) view.query = query;
+  const filter = value(params, 'filter');
+  if (filter && (FILTERS as readonly string[]).includes(filter)) view.filter = filter as ToolFilter;
+  const kind = value(params, 'kind');
+  if (kind && (KINDS as readonly string[]).includes(kind)) view.kind = kind as KindFilter;
+  const provider = value(params, 'provider');
+  if (provider) view.provider = provider;
+  return view;
+}
+
+/** The query string for a view: defaults left out, so the plain console has a plain address. */
+export function urlForView(view: UrlView): string {
+  const params = new URLSearchParams();
+  if (view.selectedId) params.set('tool', view.selectedId);
+  if (view.query) params.set('q', view.query);
+  if (view.filter !== 'all') params.set('filter', view.filter);
+  if (view.kind !== 'all') params.set('kind', view.kind);
+  if (view.provider) params.set('provider', view.provider);
+  const search = params.toString();
+  return search ? `?${search}` : '';
+}
+
+/** Keeps the address in step with the view, replacing it (never pushing) as the operator moves. */
+export function followViewInUrl(subscribe: (listener: (view: UrlView) => void) => () => void): () => void {
+  if (typeof window === 'undefined') return () => undefined;
+  return subscribe((view) => {
+    const search = urlForView(view);
+    if (search === window.location.search) return;
+    try {
+      history.replaceState(history.state, '', `${window.location.pathname}${search}${window.location.hash}`);
+    } catch {
+      // A page whose address cannot change (an opaque file: origin, say) keeps its view in memory only.
+    }
+  });
+}
