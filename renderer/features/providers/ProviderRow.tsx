@@ -13,9 +13,11 @@ interface ProviderRowProps {
   switching: boolean | undefined;
   onToggle(enabled: boolean): void;
   onEdit(): void;
+  /** Opens the server's policy: its tools' confirmation and risk floor, per-tool overrides. */
+  onPolicy(): void;
 }
 
-export function ProviderRow({ row, switching, onToggle, onEdit }: ProviderRowProps) {
+export function ProviderRow({ row, switching, onToggle, onEdit, onPolicy }: ProviderRowProps) {
   const { name, kind, enabled, status, info, server } = row;
   const tools = info?.tools ?? server?.tools ?? 0;
   return (
@@ -60,6 +62,10 @@ export function ProviderRow({ row, switching, onToggle, onEdit }: ProviderRowPro
           <button type="button" className="button button--small" onClick={onEdit}>
             <Icon name="pencil" />
             Edit…
+          </button>
+          <button type="button" className="button button--small" onClick={onPolicy}>
+            <Icon name="lock" />
+            Policy…
           </button>
           <RemoveServer name={name} tools={tools} />
         </div>

@@ -16,11 +16,12 @@ import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 import { McpServerForm } from './form/McpServerForm';
 import { ProviderRow } from './ProviderRow';
+import { ServerPolicyForm } from './ServerPolicyForm';
 import { providerRows } from './providerRows';
 import { useMcpServers, useSaveMcpServer } from './useMcpServers';
 
-/** What the drawer shows: the list, or the form for a new server (name null) or a configured one. */
-type Editing = { name: string | null } | null;
+/** What the drawer shows: the list, the form for a new server (name null) or a configured one, or a server's policy. */
+type Editing = { name: string | null; policy?: boolean } | null;
 
 export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo[] }) {
   const open = useConsoleUi((ui) => ui.panel === 'providers');
@@ -34,7 +35,7 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
     openPanel(null);
   };
   const server = editing?.name ? servers.data?.servers.find((view) => view.name === editing.name) : undefined;
-  const title = editing ? (editing.name ? `Edit ${editing.name}` : 'Add an MCP server') : 'Providers';
+  const title = editing ? (editing.name ? `${editing.policy ? 'Policy of' : 'Edit'} ${editing.name}` : 'Add an MCP server') : 'Providers';
 
   return (
     // Escape in the form goes back to the list rather than dropping the whole drawer, and what was typed with it.
@@ -47,6 +48,15 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
             Back to the providers
           </button>
         </p>
+      ) : editing?.policy && server ? (
+        <ServerPolicyForm
+          key={server.name}
+          server={server}
+          onDone={() => {
+            setReturnTo(server.name);
+            setEditing(null);
+          }}
+        />
       ) : editing ? (
         <McpServerForm
           key={editing.name ?? ''}
@@ -58,7 +68,13 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
           }}
         />
       ) : (
-        <ProviderList providers={providers} servers={servers} returnTo={returnTo} onEdit={(name) => setEditing({ name })} />
+        <ProviderList
+          providers={providers}
+          servers={servers}
+          returnTo={returnTo}
+          onEdit={(name) => setEditing({ name })}
+          onPolicy={(name) => setEditing({ name, policy: true })}
+        />
       )}
     </Dialog>
   );
@@ -70,9 +86,10 @@ interface ProviderListProps {
   /** A provider to focus once the list is back ('' for the Add button). */
   returnTo: string | null;
   onEdit(name: string | null): void;
+  onPolicy(name: string): void;
 }
 
-function ProviderList({ providers, servers, returnTo, onEdit }: ProviderListProps) {
+function ProviderList({ providers, servers, returnTo, onEdit, onPolicy }: ProviderListProps) {
   const setEnabled = useSetProviderEnabled();
   const saveServer = useSaveMcpServer();
   const list = useRef<HTMLDivElement>(null);
@@ -115,7 +132,7 @@ function ProviderList({ providers, servers, returnTo, onEdit }: ProviderListProp
       {servers.error && <ErrorNotice what="Could not read the MCP servers" error={toErrorBody(servers.error)} />}
       <ul className="provider-list">
         {rows.map((row) => (
-          <ProviderRow key={row.name} row={row} switching={switching.get(row.name)} onToggle={(enabled) => toggle(row.name, enabled)} onEdit={() => onEdit(row.name)} />
+          <ProviderRow key={row.name} row={row} switching={switching.get(row.name)} onToggle={(enabled) => toggle(row.name, enabled)} onEdit={() => onEdit(row.name)} onPolicy={() => onPolicy(row.name)} />
         ))}
       </ul>
       {switchError && (

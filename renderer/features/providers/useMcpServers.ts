@@ -4,6 +4,7 @@
  * own events, and is re-read here too so the panel does not wait for them.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { OperationInput } from '../../../shared/api';
 import type { McpServerEntry, McpServersView } from '../../../shared/mcp';
 import { queryKeys, refreshCatalog, useTransport } from '../../api/hooks';
 import type { ConsoleTransport } from '../../api/transport';
@@ -31,3 +32,5 @@ export const useSaveMcpServer = () =>
 export const useRemoveMcpServer = () => useServersMutation((transport, name: string) => transport.removeMcpServer({ name }));
 
 export const useReconnectProvider = () => useServersMutation((transport, name: string) => transport.reconnectProvider({ name }));
+
+export const useSetServerPolicy = () => useServersMutation((transport, input: OperationInput<'setServerPolicy'>) => transport.setServerPolicy(input));
