@@ -118,8 +118,8 @@ function SelectedCapability({ byId }: { byId: ReadonlyMap<string, RegistryEntry>
       <div className="placeholder">
         <p>Select a capability to inspect its contract and, for a tool, run it.</p>
         <p className="muted">
-          The states say what this console lets you do: <strong>executable</strong> tools run here with one click,{' '}
-          <strong>read-only</strong> ones are for viewing here (whether a tool writes data is its own badge), and <strong>locked</strong> ones
+          The states say what this console lets you do: <strong>one-click</strong> tools run here with Execute,{' '}
+          <strong>view only</strong> ones are for inspecting here (whether a tool writes data is its own badge), and <strong>locked</strong> ones
           run after you review and confirm the exact call. <strong>Skills</strong> are text for models: the console inspects them.
         </p>
       </div>

@@ -8,19 +8,20 @@ import { Icon, type IconName } from './Icon';
 
 /**
  * The console's three states name what the operator may do with a tool here, not what the tool
- * does: a "read-only" tool may well write data (its "Writes data" badge says so); read-only means
- * this console only shows it. The labels carry that meaning, so the two never read as a contradiction.
+ * does (whether it writes data is its own badge). One idea, one name, everywhere in the console
+ * and the docs: the operator's **one-click tools** (Settings), which run here with Execute; the
+ * others needing no confirmation are **view only here**; the rest are **locked**.
  */
 export const toolStateLook: Record<ToolState, { label: string; icon: IconName; hint: string }> = {
   executable: {
-    label: 'Executable here',
+    label: 'One-click here',
     icon: 'play',
-    hint: 'Needs no confirmation and is on this console’s whitelist: runs here with one click.',
+    hint: 'Needs no confirmation and is one of this console’s one-click tools (Settings): Execute runs it.',
   },
   'read-only': {
-    label: 'Read-only: view only here',
+    label: 'View only here',
     icon: 'eye',
-    hint: 'Needs no confirmation, but is not on this console’s whitelist: you can inspect it here, not run it. Add it in Settings to run it here. This is about the console, not about whether the tool writes data.',
+    hint: 'Needs no confirmation, but is not one of this console’s one-click tools: you can inspect it here, not run it. Add it to One-click tools in Settings to run it here. Whether it writes data is its own badge.',
   },
   locked: {
     label: 'Locked: confirm to run',

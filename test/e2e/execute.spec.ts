@@ -194,12 +194,12 @@ test('array arguments from the generated form reach the tool: a note added with 
   expect(found.result.total).toBe(1);
 });
 
-test('a read-only tool shows its form without Execute and says how to enable it', async ({ consolePage }) => {
+test('a view-only tool shows its form without Execute and says how to make it one-click', async ({ consolePage }) => {
   const detail = await consolePage.select('note_search');
-  await expect(detail.getByText('Not on your whitelist — add it in Settings to run it here')).toBeVisible();
+  await expect(detail.getByText('Not one of your one-click tools — add it in Settings to run it here')).toBeVisible();
   await expect(detail.getByRole('button', { name: 'Execute' })).toHaveCount(0);
   await expect(detail.getByLabel('query')).toBeDisabled();
-  await expect(detail).toContainText('Read-only');
+  await expect(detail).toContainText('View only here');
 });
 
 // The README's screenshot, written to build/. Tagged @screenshot, it runs only under

@@ -2,14 +2,14 @@
 import { expect, test } from './fixtures';
 import { BUILTIN } from '../support/builtins';
 
-test('the header shows the registry figures: the builtin tools, those with no confirmation (the default whitelist unlocked here), those needing confirmation; a whitelist change updates them at once', async ({
+test('the header shows the registry figures: the builtin tools, those with no confirmation (the default one-click tools), those needing confirmation; a whitelist change updates them at once', async ({
   consolePage,
   page,
 }) => {
   const summary = page.getByRole('banner').getByLabel('Registry summary');
   await expect(summary).toContainText(`Tools${BUILTIN.total}`);
   await expect(summary).toContainText(`No confirmation${BUILTIN.direct}`);
-  await expect(summary).toContainText(`unlocked here${BUILTIN.unlocked}`);
+  await expect(summary).toContainText(`one-click here${BUILTIN.unlocked}`);
   await expect(summary).toContainText(`Need confirmation${BUILTIN.needConfirm}`);
   await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total));
   await expect(consolePage.count('direct')).toHaveText(String(BUILTIN.direct));
@@ -26,7 +26,7 @@ test('the header shows the registry figures: the builtin tools, those with no co
   await expect(consolePage.count('unlocked')).toHaveText(String(BUILTIN.unlocked + 1));
   await expect(consolePage.count('direct')).toHaveText(String(BUILTIN.direct));
   await expect(consolePage.count('confirm')).toHaveText(String(BUILTIN.needConfirm));
-  await expect(consolePage.tool('note_add')).toContainText('Executable here');
+  await expect(consolePage.tool('note_add')).toContainText('One-click here');
 });
 
 test('by default the whitelisted tools are executable, the other tools without confirmation read-only and those needing confirmation locked', async ({ consolePage }) => {
@@ -47,7 +47,7 @@ test('each tool card reads its risk, confirmation policy, what it does to data a
   await expect(noteAdd).toContainText('low risk');
   await expect(noteAdd).toContainText('No confirmation');
   await expect(noteAdd).toContainText('Writes data');
-  await expect(noteAdd).toContainText('Read-only: view only here');
+  await expect(noteAdd).toContainText('View only here');
   await expect(noteAdd).not.toContainText('Mutating');
 
   const httpCheck = consolePage.tool('http_check');
@@ -56,7 +56,7 @@ test('each tool card reads its risk, confirmation policy, what it does to data a
   await expect(httpCheck).toContainText('Locked: confirm to run');
   await expect(httpCheck).not.toContainText('Writes data');
 
-  await expect(consolePage.tool('time_now')).toContainText('Executable here');
+  await expect(consolePage.tool('time_now')).toContainText('One-click here');
   await expect(consolePage.tool('todo_list')).not.toContainText('Writes data');
 });
 

@@ -1,9 +1,9 @@
-/** The whitelist: edited in Settings, kept by the gateway, so it outlives reloads and restarts. */
+/** One-click tools (the client whitelist): edited in Settings, kept by the gateway, so they outlive reloads and restarts. */
 import { startCapstan } from './capstanServer';
 import { expect, test } from './fixtures';
 import { BUILTIN } from '../support/builtins';
 
-test('adding todo_list to the whitelist survives a reload and a gateway restart', async ({ consolePage, page, capstan, dataDir, pageProblems }) => {
+test('adding todo_list to the one-click tools survives a reload and a gateway restart', async ({ consolePage, page, capstan, dataDir, pageProblems }) => {
   // Stopping the gateway cuts the page's live event stream, and the page tries to reconnect
   // until it is pointed at the new gateway; Chromium logs both as failed loads.
   pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET)/);
@@ -36,7 +36,7 @@ test('adding todo_list to the whitelist survives a reload and a gateway restart'
   }
 });
 
-test('removing a tool from the whitelist makes it read-only; Cancel discards changes', async ({ consolePage, page }) => {
+test('removing a tool from the one-click tools makes it view only; Cancel discards changes', async ({ consolePage, page }) => {
   const settings = consolePage.settingsDialog();
   await page.getByRole('button', { name: 'Settings' }).click();
   await settings.getByRole('checkbox', { name: /local_status/ }).uncheck();
@@ -51,7 +51,7 @@ test('removing a tool from the whitelist makes it read-only; Cancel discards cha
   await expect(consolePage.tool('local_status')).toHaveAttribute('data-state', 'read-only');
 });
 
-test('tools that need confirmation cannot be whitelisted, and Settings says why', async ({ consolePage, page }) => {
+test('tools that need confirmation cannot be one-click, and Settings says why; tools that write data are marked', async ({ consolePage, page }) => {
   await page.getByRole('button', { name: 'Settings' }).click();
   const settings = consolePage.settingsDialog();
   // Focus moves into the dialog, on its first tab, and Escape closes it.
@@ -59,7 +59,10 @@ test('tools that need confirmation cannot be whitelisted, and Settings says why'
   await expect(settings.getByRole('checkbox')).toHaveCount(BUILTIN.direct);
   await expect(settings.getByRole('checkbox', { name: /http_check/ })).toHaveCount(0);
   await expect(settings).toContainText('http_check');
-  await expect(settings).toContainText('cannot be whitelisted');
+  await expect(settings).toContainText('cannot be one-click');
+  // The list marks the tools that write data, so "one-click" never reads as "harmless".
+  await expect(settings.getByRole('listitem').filter({ hasText: 'note_add' })).toContainText('Writes data');
+  await expect(settings.getByRole('listitem').filter({ hasText: 'time_now' })).not.toContainText('Writes data');
   await page.keyboard.press('Escape');
   await expect(settings).toBeHidden();
   await expect(consolePage.tool('http_check')).toHaveAttribute('data-state', 'locked');

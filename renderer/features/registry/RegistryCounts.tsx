@@ -3,7 +3,7 @@
  * foundation's (8 / 7 / 1 by default: tools, no confirmation, need confirmation; usable tools
  * only, so skills and revoked tools are counted apart), and beside "no confirmation" sits how
  * many of those this console runs with one click: the tools the whitelist unlocks (2 by
- * default). The three states read off them: executable = unlocked here, read-only = no
+ * default). The three states read off them: executable = one-click here, read-only = no
  * confirmation but not unlocked, locked = need confirmation. The whitelist is the gateway's
  * saved settings, which a save in Settings replaces in the page's cache, so these change at once.
  */
@@ -27,8 +27,8 @@ interface RegistryCountsProps {
 export function RegistryCounts({ entries, whitelist, generation }: RegistryCountsProps) {
   const usable = entries.filter(isToolEntry).filter((entry) => !entry.revoked);
   const counts = registryCounts(usable.map((entry) => entry.contract));
-  // By the whitelist, not by the shown state: a whitelisted tool of a disconnected server is still unlocked here, so
-  // "no confirmation" stays "unlocked here" plus the read-only ones.
+  // By the whitelist, not by the shown state: a whitelisted tool of a disconnected server is still one-click here, so
+  // "no confirmation" stays "one-click here" plus the view-only ones.
   const unlocked = usable.filter((entry) => toolState(entry.contract, whitelist) === 'executable').length;
   const skills = entries.filter((entry) => entry.contract.kind === 'skill').length;
   const revoked = entries.filter((entry) => entry.revoked).length;
@@ -41,7 +41,7 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
     { key: 'direct', label: 'No confirmation', value: counts.direct, hint: 'Tools the gateway runs without asking for a confirmation' },
     {
       key: 'unlocked',
-      label: 'unlocked here',
+      label: 'one-click here',
       value: unlocked,
       hint: 'Of the tools that need no confirmation, those on this console’s whitelist: Execute runs them with one click. The others are read-only here (Settings changes the whitelist).',
     },
@@ -57,7 +57,7 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
   return (
     <dl className="counts" aria-label="Registry summary">
       {figures.map((figure) => (
-        // "unlocked here" is a part of "no confirmation": the stylesheet joins the two into one pill.
+        // "one-click here" is a part of "no confirmation": the stylesheet joins the two into one pill.
         <div key={figure.key} className={`counts__item counts__item--${figure.key}`} title={figure.hint}>
           <dt>{figure.label}</dt>
           <dd data-count={figure.key}>{figure.value}</dd>

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { useSaveSettings } from '../../api/hooks';
 import { toErrorBody } from '../../api/errors';
-import { RiskBadge } from '../../ui/badges';
+import { MutatingBadge, RiskBadge } from '../../ui/badges';
 import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 import { isToolEntry, type RegistryEntry } from '../registry/useRegistry';
@@ -37,8 +37,8 @@ export function WhitelistEditor({ entries, saved, onDone }: { entries: readonly 
       }}
     >
       <fieldset className="settings__group">
-        <legend>One-click tools (whitelist)</legend>
-        <p className="muted">Whitelisted tools run with Execute. The others stay read-only: you can inspect them but not run them here.</p>
+        <legend>One-click tools</legend>
+        <p className="muted">One-click tools run here with Execute. The others are view only here: you can inspect them, not run them. A tool marked “Writes data” changes something when it runs.</p>
         <ul className="settings__list">
           {eligible.map((tool) => (
             <li key={tool.id}>
@@ -47,6 +47,7 @@ export function WhitelistEditor({ entries, saved, onDone }: { entries: readonly 
                 <code>{tool.name}</code>
                 <span className="muted">{tool.title}</span>
                 <RiskBadge risk={tool.riskLevel} />
+                {tool.mutating && <MutatingBadge />}
               </label>
             </li>
           ))}
@@ -56,7 +57,7 @@ export function WhitelistEditor({ entries, saved, onDone }: { entries: readonly 
         <fieldset className="settings__group">
           <legend>Always need confirmation</legend>
           <p className="muted">
-            These tools cannot be whitelisted: the gateway requires a confirmation for every call, so they run only through Review and run,
+            These tools cannot be one-click: the gateway requires a confirmation for every call, so they run only through Review and run,
             where you see the exact arguments first.
           </p>
           <ul className="settings__list">

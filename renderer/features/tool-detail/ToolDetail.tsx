@@ -1,6 +1,6 @@
 /**
  * The selected tool: its contract, and the one way the console lets the operator run it,
- * according to its state: Execute (executable), nothing (read-only or revoked), Review and run
+ * according to its state: Execute (one-click), nothing (view only or revoked), Review and run
  * (locked), or a disabled Execute that says why (its server unavailable, not runnable here, or
  * held for review because its server changed it since it was pinned).
  */
@@ -170,7 +170,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
         <div className={`notice notice--${state}`}>
           <Icon name={toolStateLook[state].icon} />
           <p>
-            Not on your whitelist — add it in Settings to run it here.{' '}
+            Not one of your one-click tools — add it in Settings to run it here.{' '}
             <button type="button" className="link-button" onClick={() => openSettings(true)}>
               Open Settings
             </button>
