@@ -139,5 +139,12 @@ a11yTest('axe-core finds no violations in any view, in the light theme or the da
   await expect(approvals.getByTestId('approval-outcome')).toHaveText('Failed: DESTINATION_REFUSED');
   await check('dock: Approvals with an outcome', DOCK);
 
+  // The Ledger with enough entries to scroll: the grid, its one focusable element, is what scrolls (scrollable-region-focusable).
+  await Promise.all(Array.from({ length: 20 }, () => gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now' })));
+  const ledger = await consolePage.openLedger();
+  const grid = ledger.getByRole('grid', { name: 'Ledger entries, newest first' });
+  await expect.poll(() => grid.evaluate((element: { scrollHeight: number; clientHeight: number }) => element.scrollHeight > element.clientHeight)).toBe(true);
+  await check('dock: Ledger that scrolls', DOCK);
+
   expect(found).toEqual([]);
 });

@@ -238,3 +238,50 @@ test('after the gateway restarts, the Ledger view reads the entries its event st
     await restarted.stop();
   }
 });
+
+/** An agent's calls and the operator's refused http_check: entries with a long principal and capability id. */
+async function ledgerWithLongIds(capstan: Parameters<typeof gatewayApi>[0], calls = 3): Promise<void> {
+  const { token } = await gatewayApi<{ token: string }>(capstan, 'POST', '/agents', { name: 'dispatcher-nightly' });
+  const agent = { ...capstan, token };
+  for (let index = 0; index < calls; index += 1) await gatewayApi(agent, 'POST', '/tools/call', { tool: 'time_now' });
+  await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'note_search', arguments: { query: 'ledger' } });
+}
+
+/** Whether an element shows all of its text: nothing cut by its own box. */
+const notCut = (element: { scrollWidth: number; clientWidth: number }) => element.scrollWidth <= element.clientWidth;
+
+test('at 1440×900 the ledger shows full capability ids and principals; at 1024×768 it takes two lines a row and the dock keeps its Collapse', async ({ consolePage, page, capstan }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await ledgerWithLongIds(capstan);
+  const ledger = await consolePage.openLedger();
+  await page.getByRole('button', { name: /^Maximize/ }).click();
+  const grid = ledger.getByRole('grid', { name: 'Ledger entries, newest first' });
+  await expect(grid).toHaveAttribute('data-layout', /wide|medium/);
+
+  const agentRow = consolePage.ledgerRows({ kind: 'call_started' }).filter({ hasText: 'agent:dispatcher-nightly' }).first();
+  const principal = agentRow.locator('.ledger-cell--principal');
+  await expect(principal).toHaveText('agent:dispatcher-nightly');
+  await expect.poll(() => principal.evaluate(notCut)).toBe(true);
+  const capability = agentRow.locator('.ledger-cell--capability');
+  await expect(capability).toHaveText('builtin:time_now');
+  await expect.poll(() => capability.evaluate(notCut)).toBe(true);
+  const noteRow = consolePage.ledgerRows({ kind: 'call_started' }).filter({ hasText: 'builtin:note_search' }).first();
+  for (const cell of [noteRow.locator('.ledger-cell--capability'), noteRow.locator('.ledger-cell--capability .id-text__head'), noteRow.locator('.ledger-cell--kind')]) {
+    await expect.poll(() => cell.evaluate(notCut)).toBe(true);
+  }
+  await expect(noteRow.locator('.ledger-cell--kind')).toHaveText('call_started');
+  const transition = consolePage.ledgerRows({ kind: 'task_transition' }).first();
+  await expect.poll(() => transition.locator('.ledger-cell--kind').evaluate(notCut)).toBe(true);
+
+  // 1024×768: a layout of its own, every row readable, and the dock's controls whole.
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await expect(grid).toHaveAttribute('data-layout', 'narrow');
+  await expect(principal).toBeVisible();
+  await expect.poll(() => capability.evaluate(notCut)).toBe(true);
+  const collapse = page.getByRole('button', { name: /^Collapse/ });
+  await expect(collapse).toBeInViewport({ ratio: 1 });
+  const box = await collapse.boundingBox();
+  const dock = await page.getByRole('region', { name: 'Activity' }).boundingBox();
+  expect(box && dock && box.x + box.width <= dock.x + dock.width).toBe(true);
+  await expect.poll(() => consolePage.ledgerRows().count()).toBeGreaterThanOrEqual(8);
+});
