@@ -3,7 +3,8 @@
  * form (checked in the page first), see it connect and its tools appear, keep its secret masked
  * and replace it, disable, enable and remove it; a server whose command fails shows failed with
  * its stderr and Retry now; a Streamable HTTP server with an Authorization header connects, the
- * header masked. config.json is read back from the data dir to see what was saved.
+ * header masked; a server added after a manual call runs its tools from the next manual call at
+ * once. config.json is read back from the data dir to see what was saved.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -179,4 +180,39 @@ test('a Streamable HTTP server added with a bearer token connects; the header co
   } finally {
     await remote.stop();
   }
+});
+
+test('a server added after the console ran a tool runs its tools from a manual call at once (the manual task moves on to the new catalog)', async ({ consolePage, page, capstan }) => {
+  // A manual call first: it starts the operator's manual-calls task, before the server exists.
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+
+  const panel = await openProviders(page);
+  await panel.getByRole('button', { name: 'Add MCP server…' }).click();
+  const form = page.getByRole('dialog', { name: 'Add an MCP server' });
+  await form.getByLabel('Name', { exact: true }).fill('late');
+  await form.getByLabel('Command', { exact: true }).fill(process.execPath);
+  await form.getByRole('button', { name: 'Add argument' }).click();
+  await form.getByLabel('Argument 1', { exact: true }).fill(FIXTURE);
+  await form.getByRole('button', { name: 'Add server' }).click();
+  await expect(panel.getByRole('listitem', { name: 'late' }).locator('[data-status="ready"]')).toBeVisible(READY);
+  await page.keyboard.press('Escape');
+
+  // One-click for the fixture's read-only `meta`, then a manual call of it from the console.
+  const settings = await fetch(`${capstan.origin}/settings`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${capstan.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ whitelist: ['time_now', 'local_status', 'meta'] }),
+  });
+  expect(settings.status).toBe(200);
+  // Another client changed the settings: a reload reads them (the view itself is kept, in the address).
+  await page.reload();
+  await expect(consolePage.count('total')).not.toBeEmpty({ timeout: 15_000 });
+  await consolePage.filterInput.fill('meta');
+  const detail = await consolePage.select('meta');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('meta');
+  await expect(entry).toContainText('ok');
+  await expect(entry).not.toContainText('NOT_GRANTED');
 });
