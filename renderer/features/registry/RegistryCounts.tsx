@@ -7,6 +7,7 @@
  * confirmation but not unlocked, locked = need confirmation. The whitelist is the gateway's
  * saved settings, which a save in Settings replaces in the page's cache, so these change at once.
  */
+import { useState } from 'react';
 import { registryCounts, toolState } from '../../../shared/policy';
 import { isToolEntry, type RegistryEntry } from './useRegistry';
 
@@ -25,6 +26,7 @@ interface RegistryCountsProps {
 }
 
 export function RegistryCounts({ entries, whitelist, generation }: RegistryCountsProps) {
+  const restartedFrom = useRestartedFrom(generation);
   const usable = entries.filter(isToolEntry).filter((entry) => !entry.revoked);
   const counts = registryCounts(usable.map((entry) => entry.contract));
   // By the whitelist, not by the shown state: a whitelisted tool of a disconnected server is still one-click here, so
@@ -43,7 +45,7 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
       key: 'unlocked',
       label: 'one-click here',
       value: unlocked,
-      hint: 'Of the tools that need no confirmation, those on this console’s whitelist: Execute runs them with one click. The others are read-only here (Settings changes the whitelist).',
+      hint: 'Of the tools that need no confirmation, this console’s one-click tools: Execute runs them. The others are view only here (Settings → One-click tools changes the list).',
     },
     { key: 'confirm', label: 'Need confirmation', value: counts.needConfirm, hint: 'Locked here: each call runs only after you review and confirm it' },
     { key: 'skills', label: 'Skills', value: skills },
@@ -52,7 +54,15 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
     ...(notRunnable > 0
       ? [{ key: 'not-runnable', label: 'Not runnable', value: notRunnable, hint: 'Tools Capstan lists but cannot run (e.g. MCP tools their server runs only as tasks)' }]
       : []),
-    { key: 'generation', label: 'Generation', value: generation ?? '—', hint: 'Catalog generation: grows on every change to the catalog' },
+    {
+      key: 'generation',
+      label: 'Generation',
+      value: generation ?? '—',
+      hint:
+        restartedFrom !== undefined
+          ? `Catalog generation: went back from ${restartedFrom} because the gateway restarted (generations start again with each start); it grows on every change to the catalog`
+          : 'Catalog generation: grows on every change to the catalog, and starts again when the gateway restarts',
+    },
   ];
   return (
     <dl className="counts" aria-label="Registry summary">
@@ -65,4 +75,17 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
       ))}
     </dl>
   );
+}
+
+/**
+ * The generation the counter went back from, once it did: a generation only grows within one
+ * gateway process, so going back means the gateway restarted, which the hint then says.
+ */
+function useRestartedFrom(generation: number | undefined): number | undefined {
+  const [seen, setSeen] = useState<{ last: number | undefined; wentBackFrom: number | undefined }>({ last: generation, wentBackFrom: undefined });
+  if (generation !== seen.last) {
+    const wentBackFrom = generation !== undefined && seen.last !== undefined && generation < seen.last ? seen.last : seen.wentBackFrom;
+    setSeen({ last: generation, wentBackFrom });
+  }
+  return seen.wentBackFrom;
 }
