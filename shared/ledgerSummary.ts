@@ -6,9 +6,10 @@
  */
 import type { LedgerEntry } from './ledger';
 
-/** As renderer/ui/format.ts's shortHash and formatDuration, which shared/ cannot import. */
+/** As renderer/ui/format.ts's shortHash, which shared/ cannot import (formatDuration is this file's, and the renderer's too). */
 const shortHash = (hash: string, length: number) => (hash.length > length ? `${hash.slice(0, length)}…` : hash);
-const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+/** A call's duration as the console and the CLI write it: a tenth under 10 ms, whole milliseconds above. */
+export const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 const digest = (label: string, value: unknown) => (typeof value === 'string' ? `${label} ${shortHash(value, 8)}` : '');

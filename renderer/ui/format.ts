@@ -41,6 +41,6 @@ export function idParts(id: string, tail = ID_TAIL): { head: string; tail: strin
 
 /**
  * A duration as the console writes it wherever a call's time appears (its card, its ledger
- * entry), so the same figure reads the same: tenths below 10 ms, whole milliseconds above.
+ * entry), so the same figure reads the same: one function, shared with the CLI.
  */
-export const formatDuration = (ms: number) => `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+export { formatDuration } from '../../shared/ledgerSummary';

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELP_TOPICS } from '../../electron/cli/usage';
+import { inherited, runCli, runCliOnTerminal } from '../support/cliProcess';
 import { CLI, startServe, type ServeProcess } from '../support/serveProcess';
 
 const TOKEN = 'traps-cli-token-0123456789';
@@ -17,33 +18,11 @@ const root = mkdtempSync(join(tmpdir(), 'capstan-traps-'));
 const dataDir = join(root, 'data');
 let serve: ServeProcess;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const inherited = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-
-/** The CLI with a stdin that is not a terminal (a pipe, closed at once), as a script runs it. */
-function capstan(args: string[], env: NodeJS.ProcessEnv = { CAPSTAN_TOKEN: TOKEN }): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...inherited(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** The CLI as a script runs it, with the operator's token unless told otherwise. */
+const capstan = (args: string[], env: NodeJS.ProcessEnv = { CAPSTAN_TOKEN: TOKEN }) => runCli(args, env);
 
 /** The CLI on a pseudo-terminal `columns` wide; its output as the terminal got it. */
-function onTerminal(args: string[], columns: number): Promise<{ code: number | null; output: string }> {
-  const command = `stty cols ${columns} rows 50; exec ${[process.execPath, CLI, ...args].map((word) => `'${word}'`).join(' ')}`;
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...inherited(), CAPSTAN_TOKEN: TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output: output.replaceAll('\r', '') })));
-}
+const onTerminal = (args: string[], columns: number) => runCliOnTerminal(args, { env: { CAPSTAN_TOKEN: TOKEN }, columns });
 
 beforeAll(async () => {
   serve = await startServe(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: TOKEN });

@@ -3,34 +3,20 @@
  * against a real `capstan serve`, found by --url or through the data dir's gateway.json. The
  * confirmation prompt is answered on a real pseudo-terminal (util-linux `script`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startServe, type ServeProcess } from '../support/serveProcess';
+import { runCli, runCliOnTerminal } from '../support/cliProcess';
+import { startServe, type ServeProcess } from '../support/serveProcess';
 
 const TOKEN = 'operator-cli-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-operator-'));
 let serve: ServeProcess;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI with a stdin that is not a terminal (a pipe, closed at once), as a script runs it. */
-function capstan(args: string[], env: NodeJS.ProcessEnv = { CAPSTAN_TOKEN: TOKEN }): Promise<Run> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...inherited, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** The CLI as a script runs it, with the operator's token unless told otherwise. */
+const capstan = (args: string[], env: NodeJS.ProcessEnv = { CAPSTAN_TOKEN: TOKEN }) => runCli(args, env);
 
 const api = async (path: string) => (await fetch(`${serve.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as Promise<Record<string, unknown>>;
 const okCalls = async () => ((await api('/tasks')).tasks as { callCounts: { ok: number } }[]).reduce((sum, task) => sum + task.callCounts.ok, 0);
@@ -122,18 +108,9 @@ describe('capstan tools, call and tasks', { timeout: 60_000 }, () => {
 
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('asks on a terminal, shows the call, and runs it only when the operator says yes', async () => {
     const before = await okCalls();
-    const onTerminal = (answer: string) => {
-      // `script` gives the CLI a pseudo-terminal; the answer is typed into it once the prompt is up.
-      const command = [process.execPath, CLI, 'call', 'http_check', '--url', serve.url, '--arg', `url=${serve.url}/`].map((word) => `'${word}'`).join(' ');
-      const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...inherited, CAPSTAN_TOKEN: TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('[y/N]') && !child.stdin.writableEnded) child.stdin.end(`${answer}\n`);
-      });
-      return new Promise<{ code: number | null; output: string }>((resolve) => child.once('close', (code) => resolve({ code, output })));
-    };
+    // `script` gives the CLI a pseudo-terminal; the answer is typed into it once the prompt is up.
+    const onTerminal = (answer: string) =>
+      runCliOnTerminal(['call', 'http_check', '--url', serve.url, '--arg', `url=${serve.url}/`], { env: { CAPSTAN_TOKEN: TOKEN }, answer });
 
     const declined = await onTerminal('n');
     expect(declined.output).toContain('http_check needs your confirmation before it runs.');
