@@ -192,3 +192,18 @@ test('refused actions show the gateway code and message: TASK_ACTIVE, TASK_NOT_A
   await expect(finish).toBeHidden();
   await expect(consolePage.taskRow('Finished tasks', 'started elsewhere')).toContainText('Succeeded');
 });
+
+test('an operator who only ran tools is met with what they did, and the runtime words are explained in place', async ({ consolePage }) => {
+  await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
+  await expect(consolePage.latestExecution).toContainText('ok');
+  const tasks = await consolePage.openTasks();
+  const card = tasks.getByRole('region', { name: 'Manual calls' });
+  await expect(card).toContainText('The tools you ran from this console. Nothing to finish');
+  await expect(card.getByRole('button', { name: 'Supersede…' })).toHaveAttribute('title', /start a new one in its place/);
+  const words = tasks.locator('details.tasks-view__words');
+  await expect(words.locator('dd')).toHaveCount(5);
+  await expect(words.locator('dd').first()).toBeHidden();
+  await words.getByText('What these words mean').click();
+  await expect(words.locator('dt', { hasText: 'Steer' })).toBeVisible();
+  await expect(words).toContainText('A note for whoever does the running task’s work');
+});

@@ -16,6 +16,9 @@ import { TaskFacts } from './TaskFacts';
 import { TaskProgress } from './TaskProgress';
 import { TaskStateBadge } from './TaskStateBadge';
 
+/** The title of the task the runtime starts for calls that name none (the console's Execute among them). */
+const MANUAL_CALLS = 'Manual calls';
+
 interface ActiveTaskProps {
   task: TaskView;
   titleOf(id: string | null): string | undefined;
@@ -38,6 +41,12 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
           Ledger
         </button>
       </header>
+      {task.title === MANUAL_CALLS && (
+        // What the operator did, first: the runtime's words (steer, supersede, budget) come after, explained where they are.
+        <p className="task-card__lead">
+          The tools you ran from this console. Nothing to finish: once the catalog changes (a server added, say), your next call continues in a new task.
+        </p>
+      )}
       <TaskFacts task={task} predecessorTitle={titleOf(task.predecessorId)} />
       {!running && (
         <p className="muted" role="status">
@@ -70,15 +79,27 @@ export function ActiveTask({ task, titleOf, onDialog }: ActiveTaskProps) {
       </div>
 
       <div className="task-card__actions" role="group" aria-label="Active task actions">
-        <button type="button" className="button" onClick={() => onDialog('finish')} disabled={!running}>
+        <button type="button" className="button" onClick={() => onDialog('finish')} disabled={!running} title="End this task with a final message, once its calls have ended">
           <Icon name="check" />
           Finish…
         </button>
-        <button type="button" className="button" onClick={() => onDialog('supersede')} disabled={!running}>
+        <button
+          type="button"
+          className="button"
+          onClick={() => onDialog('supersede')}
+          disabled={!running}
+          title="Cancel this task and start a new one in its place (follow-ups waiting behind it are dropped)"
+        >
           <Icon name="forward" />
           Supersede…
         </button>
-        <button type="button" className="button button--danger" onClick={() => onDialog('cancel')} disabled={!running}>
+        <button
+          type="button"
+          className="button button--danger"
+          onClick={() => onDialog('cancel')}
+          disabled={!running}
+          title="Stop this task: new calls are refused, running calls are told to stop"
+        >
           <Icon name="stop" />
           Cancel task…
         </button>

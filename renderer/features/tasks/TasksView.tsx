@@ -77,7 +77,7 @@ export function TasksView() {
                 Run Harn script…
               </button>
             )}
-            <button type="button" className="button" onClick={() => setDialog('follow_up')}>
+            <button type="button" className="button" onClick={() => setDialog('follow_up')} title="Queue a task that runs once the active one has ended">
               <Icon name="clock" />
               Follow-up…
             </button>
@@ -88,6 +88,22 @@ export function TasksView() {
               </button>
             )}
           </div>
+
+          <details className="tasks-view__words">
+            <summary>What these words mean</summary>
+            <dl>
+              <dt>Task</dt>
+              <dd>One piece of work in a session, with the tools it may use and what it did. Your console calls run in one called “Manual calls”.</dd>
+              <dt>Steer</dt>
+              <dd>A note for whoever does the running task’s work (a Harn script, an agent’s model); it starts a new step.</dd>
+              <dt>Follow-up</dt>
+              <dd>A task queued to run once the active one has ended (or only if it succeeded).</dd>
+              <dt>Supersede</dt>
+              <dd>Cancel the active task and run a new one in its place.</dd>
+              <dt>Context budget</dt>
+              <dd>How much of a model’s input the tools and skills a task loaded take; past it, more are refused rather than others dropped.</dd>
+            </dl>
+          </details>
 
           {session && session.unknownOutcomes.length > 0 && <UnknownOutcomes outcomes={session.unknownOutcomes} />}
 
