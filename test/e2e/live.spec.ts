@@ -112,6 +112,16 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   await capstan.stop();
   // The operator is told the page may be out of date.
   await expect(live).toHaveText('Reconnecting…');
+  // The longer word takes no room from the figures: the generation still ends before the buttons.
+  // The longer word takes no room from the figures: at each width where the header changes, the
+  // generation still ends before the buttons begin.
+  for (const width of [1280, 1440, 1535, 1536, 1699, 1700]) {
+    await page.setViewportSize({ width, height: 800 });
+    const shownGeneration = await generation.boundingBox();
+    const nav = await page.getByRole('navigation', { name: 'Console' }).boundingBox();
+    expect(shownGeneration && nav && shownGeneration.x + shownGeneration.width <= nav.x, `at ${width} px`).toBe(true);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
   // Written while nobody is watching: no event will ever announce it.
   await writeSkill(skillsDir, 'written-while-down', { description: 'Appears only if the console catches up after reconnecting.' });
   const restarted = await startCapstan(dataDir, {
