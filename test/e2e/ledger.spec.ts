@@ -63,7 +63,22 @@ test('Verify evidence says the shown result matches its ledger entry, and Ledger
   await expect(verdict).toContainText(/Matches ledger entry #\d+/);
   const seq = Number((await verdict.getByRole('button').textContent())?.replace('#', ''));
 
-  await entry.getByRole('button', { name: 'Ledger entries' }).click();
+  // Focused, the button and its focus ring (2 px, 2 px off) keep clear of the requestId it is for.
+  const ledgerEntries = entry.getByRole('button', { name: 'Ledger entries' });
+  await ledgerEntries.focus();
+  const button = await ledgerEntries.boundingBox();
+  const shownId = await entry.getByTestId('request-id').boundingBox();
+  const ring = 4;
+  expect(button && shownId).toBeTruthy();
+  if (button && shownId) {
+    const apart =
+      button.x - ring >= shownId.x + shownId.width ||
+      button.y - ring >= shownId.y + shownId.height ||
+      button.x + button.width + ring <= shownId.x ||
+      button.y + button.height + ring <= shownId.y;
+    expect(apart, `button ${JSON.stringify(button)} and requestId ${JSON.stringify(shownId)}`).toBe(true);
+  }
+  await ledgerEntries.click();
   const ledger = page.getByRole('tabpanel', { name: /^Ledger/ });
   await expect(ledger.getByLabel('requestId')).toHaveValue(requestId);
   await expect(ledger.locator('[data-ledger-shown]')).toHaveAttribute('data-ledger-shown', '2');
