@@ -37,6 +37,12 @@ liveTest('a bad SKILL.md written while the page is open shows up in Diagnostics 
   // The lines around it, read from the file when asked for.
   await diagnostic.getByText('Lines around line 2').click();
   await expect(diagnostic.locator('[data-line="2"]')).toHaveText(/2\s*name: no-description/);
+  // The line after the marked one starts its own line below it, in view rather than pushed aside.
+  const next = diagnostic.locator('[data-line="3"]');
+  await expect(next).toBeInViewport();
+  const at = await diagnostic.locator('[data-line="2"]').boundingBox();
+  const after = await next.boundingBox();
+  expect(at && after && after.y >= at.y + at.height - 1 && Math.abs(after.x - at.x) < 1, `line 2 ${JSON.stringify(at)}, line 3 ${JSON.stringify(after)}`).toBe(true);
   // The broken file is left out of the catalog.
   await expect(consolePage.tool('no-description')).toHaveCount(0);
 

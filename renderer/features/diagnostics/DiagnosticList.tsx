@@ -5,7 +5,7 @@
  * control and bidirectional characters are shown rather than obeyed.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import type { Diagnostic } from '../../../shared/capability';
 import { visibleText } from '../../../shared/visibleText';
 import { useTransport } from '../../api/hooks';
@@ -83,14 +83,18 @@ function Excerpt({ path, line }: { path: string; line: number }) {
         <pre className="excerpt" tabIndex={0} aria-label={`Lines ${excerpt.data.firstLine} to ${excerpt.data.firstLine + excerpt.data.lines.length - 1} of the file`}>
           {excerpt.data.lines.map((text, index) => {
             const number = excerpt.data.firstLine + index;
+            // The newline stays outside the line's box: inside the marked line's inline-block it
+            // would not break the excerpt's line, and the next line would be pushed out of view.
             return (
-              <span key={number} className={`excerpt__line${number === line ? ' excerpt__line--at' : ''}`} data-line={number}>
-                <span className="excerpt__number" aria-hidden="true">
-                  {number}
+              <Fragment key={number}>
+                <span className={`excerpt__line${number === line ? ' excerpt__line--at' : ''}`} data-line={number}>
+                  <span className="excerpt__number" aria-hidden="true">
+                    {number}
+                  </span>
+                  {text}
                 </span>
-                {text}
                 {'\n'}
-              </span>
+              </Fragment>
             );
           })}
         </pre>
