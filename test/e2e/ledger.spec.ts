@@ -108,7 +108,8 @@ test('a result that differs from the recorded one is reported as a mismatch', as
   await (await consolePage.select('time_now')).getByRole('button', { name: 'Execute' }).click();
   const entry = consolePage.latestExecution;
   await expect(entry).toContainText('ok');
-  // Tamper with what the page sends, as if the shown result had been altered.
+  // The page has no way to show a result other than the one it received, so the result is altered
+  // on its way to the real gateway, which alone judges it against the ledger.
   await page.route('**/ledger/evidence', (route) => {
     const body = route.request().postDataJSON() as { requestId: string; result: Record<string, unknown> };
     return route.continue({ postData: JSON.stringify({ ...body, result: { ...body.result, timezone: 'Mars/Olympus_Mons' } }) });
@@ -234,7 +235,9 @@ test('after the gateway restarts, the Ledger view reads the entries its event st
   const ledger = await consolePage.openLedger();
   await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now', requestId: 'before-restart' });
   await expect(consolePage.ledgerRows({ requestId: 'before-restart' })).toHaveCount(2);
-  // Keep the page's stream from coming back until the test lets it.
+  // Keep the page's stream from coming back until the test lets it: the next call must be written
+  // while the page surely has no stream, or an event could carry it and nothing would prove the catch-up.
+  // The gateway itself is real; only the page's reconnects are refused.
   await page.route('**/events', (route) => route.abort('connectionrefused'));
   await capstan.stop();
   await expect(page.locator('[data-live]')).toHaveText('Reconnecting…');

@@ -11,7 +11,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { entryHash, entryMac, entryMacKey, LEDGER_HEAD_FILE, LEDGER_KEY_FILE } from '../../electron/runtime/ledger';
+import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE } from '../../electron/runtime/ledger';
+import { entryHash, entryMac, entryMacKey } from '../../electron/runtime/ledgerChain';
 import { DATABASE_FILE } from '../../electron/store/database';
 import type { LedgerProblem } from '../../shared/ledger';
 
