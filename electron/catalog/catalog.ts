@@ -3,8 +3,9 @@
  * Its generation grows on every change; snapshots freeze it for tasks; references taken from a
  * snapshot are verified against the live bindings before anything runs.
  *
- * About 350 lines: bindings, snapshots and verification share the generation counters, and a
- * reference's check reads best beside the code that bumps them.
+ * Kept whole at about 470 lines: bindings, snapshots, holds and verification share the generation
+ * counters, and a reference's check reads best beside the code that bumps them; what could stand
+ * apart already does (contracts, snapshots, tool policy).
  */
 import { BUILTIN_PROVIDER, type CapabilityReference, type CatalogEntry, type Diagnostic, type ProviderInfo } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';

@@ -9,8 +9,9 @@
  * memory after. Every capability call, whatever its entry, is `runCall` (callPath.ts); what a
  * restart leaves unfinished is closed by `recover` (recovery.ts).
  *
- * About 390 lines: the task actions share the moves (submit, advance, run, cancel, barrier) that
- * keep one task active per session, and read best beside them.
+ * Kept whole at about 450 lines: the task actions share the moves (submit, advance, run, cancel,
+ * barrier) that keep one task active per session, and read best beside them; what could stand
+ * apart already does (journal, call path, recovery).
  */
 import type { Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
