@@ -188,6 +188,13 @@ notifiedTest('a waiting call shows in the header, the title and a notification; 
   await expect(indicator).toContainText(/^1\s*approval\s*· oldest \d+ s$/);
   await expect(page).toHaveTitle('(1) Capstan');
   await expect.poll(async () => (await notifications(page)).length).toBe(2);
+  // Wherever the header changes, the waiting call takes no room from the figures.
+  for (const width of [1440, 1535, 1536, 1599, 1600, 1699, 1700, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    const lastFigure = await page.getByLabel('Registry summary').locator('.counts__item:visible').last().boundingBox();
+    const nav = await page.getByRole('navigation', { name: 'Console' }).boundingBox();
+    expect(lastFigure && nav && lastFigure.x + lastFigure.width <= nav.x, `at ${width} px`).toBe(true);
+  }
   await indicator.click();
   const second = panel.getByRole('article', { name: /asks to run http_check/ });
   await expect(second).toBeFocused();
