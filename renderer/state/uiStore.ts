@@ -16,7 +16,7 @@ export type KindFilter = 'all' | CapabilityKind;
 /** Drawers opened from the header. */
 export type Panel = 'providers' | 'diagnostics' | 'pins';
 /** The views in the activity dock along the bottom of the window. */
-export type DockTab = 'tasks' | 'ledger' | 'approvals';
+export type DockTab = 'tasks' | 'ledger' | 'agent-calls' | 'approvals';
 /** How much of the window the dock takes: only its tabs, a part, or most of it. */
 export type DockSize = 'collapsed' | 'open' | 'maximized';
 

@@ -104,7 +104,7 @@ a11yTest('axe-core finds no violations in any view, in the light theme or the da
     await expect(dialog).toBeHidden();
   }
 
-  for (const view of ['Tasks', 'Ledger', 'Approvals']) {
+  for (const view of ['Tasks', 'Ledger', 'Agent calls', 'Approvals']) {
     await page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: new RegExp(`^${view}`) }).click();
     await expect(page.getByRole('tabpanel', { name: new RegExp(`^${view}`) })).toBeVisible();
     await check(`dock: ${view}`, DOCK);
@@ -138,6 +138,9 @@ a11yTest('axe-core finds no violations in any view, in the light theme or the da
   await card.getByRole('button', { name: 'Approve and run' }).click();
   await expect(approvals.getByTestId('approval-outcome')).toHaveText('Failed: DESTINATION_REFUSED');
   await check('dock: Approvals with an outcome', DOCK);
+  await page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: 'Agent calls' }).click();
+  await expect(page.getByRole('tabpanel', { name: 'Agent calls' }).getByTestId('agent-call').first()).toContainText('Failed: DESTINATION_REFUSED');
+  await check('dock: Agent calls with a failed call', DOCK);
 
   // The Ledger with enough entries to scroll: the grid, its one focusable element, is what scrolls (scrollable-region-focusable).
   await Promise.all(Array.from({ length: 20 }, () => gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now' })));

@@ -61,6 +61,24 @@ test('at 900 px wide the dock is a sheet on the bottom edge, and both views fit 
   expect(await hasHorizontalScroll(page)).toBe(false);
 });
 
+test('at 1024×768 and 900 px every dock tab and the dock’s controls show whole, none clipped by the bar', async ({ consolePage, page }) => {
+  for (const width of [1024, 900]) {
+    await page.setViewportSize({ width, height: 768 });
+    await consolePage.openLedger();
+    const bar = await page.locator('.dock__bar').boundingBox();
+    const controls = [...(await page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab').all()), page.locator('.dock__controls').getByRole('button', { name: /^Collapse/ })];
+    expect(controls).toHaveLength(5);
+    for (const control of controls) {
+      const box = await control.boundingBox();
+      const name = await control.textContent();
+      expect(box && bar && box.x >= bar.x && box.x + box.width <= bar.x + bar.width + 0.5, `${name} at ${width} px`).toBe(true);
+      // Whole, not cut by its own overflow: its content fits its box.
+      expect(await control.evaluate((element: { scrollWidth: number; clientWidth: number }) => element.scrollWidth <= element.clientWidth), `${name} at ${width} px`).toBe(true);
+    }
+    expect(await hasHorizontalScroll(page)).toBe(false);
+  }
+});
+
 test('by keyboard alone: arrows move between the dock tabs, a task is started from its dialog, the ledger grid is walked', async ({ consolePage, page }) => {
   await consolePage.dockTab('Tasks').focus();
   await page.keyboard.press('Enter');
@@ -85,9 +103,11 @@ test('by keyboard alone: arrows move between the dock tabs, a task is started fr
   await expect(dialog).toBeHidden();
   await expect(consolePage.activeTask().getByRole('heading', { name: 'printer offline on floor 3' })).toBeVisible();
 
-  // End reaches the last tab, Approvals; one step back is the Ledger.
+  // End reaches the last tab, Agent calls; one step back is Approvals, two the Ledger.
   await tasksTab.focus();
   await page.keyboard.press('End');
+  await expect(page.getByRole('tabpanel', { name: 'Agent calls' })).toBeVisible();
+  await page.keyboard.press('ArrowLeft');
   await expect(page.getByRole('tabpanel', { name: /^Approvals/ })).toBeVisible();
   await page.keyboard.press('ArrowLeft');
   const ledger = page.getByRole('tabpanel', { name: /^Ledger/ });

@@ -7,8 +7,8 @@ import { useQuery } from '@tanstack/react-query';
 import type { LedgerEntry } from '../../../shared/ledger';
 import { useTransport } from '../../api/hooks';
 import { useLedger } from '../../state/ledgerStore';
-import { formatDuration } from '../../ui/format';
-import { Icon, type IconName } from '../../ui/Icon';
+import { Icon } from '../../ui/Icon';
+import { outcomeLook } from '../ledger/callOutcome';
 
 /** Per held list of entries, each request's call_finished: built once per batch, shared by every row. */
 const finishedIndexes = new WeakMap<readonly LedgerEntry[], Map<string, LedgerEntry>>();
@@ -38,43 +38,20 @@ function useCallFinished(requestId: string): LedgerEntry | undefined {
   return held ?? asked.data ?? undefined;
 }
 
-interface Look {
-  label: string;
-  icon: IconName;
-  tone: 'ok' | 'failed' | 'neutral';
-}
-
-function lookOf(entry: LedgerEntry): Look {
-  const code = typeof entry.details.code === 'string' ? entry.details.code : null;
-  const duration = typeof entry.details.durationMs === 'number' ? ` in ${formatDuration(entry.details.durationMs)}` : '';
-  switch (entry.details.status) {
-    case 'ok':
-      return { label: `Ran ok${duration}`, icon: 'check', tone: 'ok' };
-    case 'cancelled':
-      return { label: 'Cancelled', icon: 'stop', tone: 'neutral' };
-    case 'outcome_unknown':
-      return { label: `Outcome unknown${code ? `: ${code}` : ''}`, icon: 'alert', tone: 'failed' };
-    case 'refused':
-      return { label: `Refused${code ? `: ${code}` : ''}`, icon: 'ban', tone: 'failed' };
-    default:
-      return { label: `Failed${code ? `: ${code}` : ''}`, icon: 'alert', tone: 'failed' };
-  }
-}
-
 /** An approved call's outcome: "Ran ok in 12 ms", "Failed: DESTINATION_REFUSED", or running. */
 export function ApprovalOutcome({ requestId }: { requestId: string }) {
   const finished = useCallFinished(requestId);
   if (!finished) {
     return (
-      <span className="badge approval-outcome approval-outcome--running" data-testid="approval-outcome">
+      <span className="badge call-outcome call-outcome--running" data-testid="approval-outcome">
         <Icon name="spinner" className="spin" />
         Running…
       </span>
     );
   }
-  const look = lookOf(finished);
+  const look = outcomeLook(finished);
   return (
-    <span className={`badge approval-outcome approval-outcome--${look.tone}`} data-testid="approval-outcome" title={`Its call_finished entry, #${finished.seq}`}>
+    <span className={`badge call-outcome call-outcome--${look.tone}`} data-testid="approval-outcome" title={`Its call_finished entry, #${finished.seq}`}>
       <Icon name={look.icon} />
       {look.label}
     </span>

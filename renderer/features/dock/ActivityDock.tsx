@@ -1,5 +1,5 @@
 /**
- * The activity dock along the bottom of the window: the Tasks, Ledger and Approvals views, beside
+ * The activity dock along the bottom of the window: the Tasks, Ledger, Approvals and Agent calls views, beside
  * the registry rather than over it, so an operator can run a tool and watch its entries arrive.
  * The Approvals tab counts the agents' calls waiting for the operator, even while collapsed.
  * Collapsed it is a bar of tabs; open it takes part of the window, maximized most of it.
@@ -8,6 +8,7 @@
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { ACTIVE_STATES, DEFAULT_SESSION } from '../../../shared/tasks';
 import { useConsoleUi, type DockTab } from '../../state/uiStore';
+import { AgentCallsView } from '../agent-calls/AgentCallsView';
 import { APPROVALS_SHORTCUT } from '../approvals/ApprovalsIndicator';
 import { ApprovalsView } from '../approvals/ApprovalsView';
 import { useApprovals } from '../approvals/useApprovals';
@@ -21,6 +22,7 @@ const tabs: { id: DockTab; label: string; icon: IconName }[] = [
   { id: 'tasks', label: 'Tasks', icon: 'tasks' },
   { id: 'ledger', label: 'Ledger', icon: 'list' },
   { id: 'approvals', label: 'Approvals', icon: 'shield' },
+  { id: 'agent-calls', label: 'Agent calls', icon: 'plug' },
 ];
 
 export function ActivityDock() {
@@ -97,11 +99,24 @@ export function ActivityDock() {
       </div>
       {!collapsed && (
         <div className={`dock__panel dock__panel--${tab}`} role="tabpanel" id={`${baseId}-${tab}-panel`} aria-labelledby={`${baseId}-${tab}-tab`}>
-          {tab === 'tasks' ? <TasksView /> : tab === 'ledger' ? <LedgerView /> : <ApprovalsView />}
+          <DockView tab={tab} />
         </div>
       )}
     </section>
   );
+}
+
+function DockView({ tab }: { tab: DockTab }) {
+  switch (tab) {
+    case 'tasks':
+      return <TasksView />;
+    case 'ledger':
+      return <LedgerView />;
+    case 'agent-calls':
+      return <AgentCallsView />;
+    case 'approvals':
+      return <ApprovalsView />;
+  }
 }
 
 /** How many agents' calls wait for the operator, on the Approvals tab. */
