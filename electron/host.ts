@@ -107,6 +107,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     log: logger.child({ component: 'mcp' }),
     progressFor: (requestId, capability) => progressReporter(events, ledger)(requestId, capability),
     toolPolicy: { rules: () => config.toolPolicy, apply: applyToolPolicy },
+    publish: (event) => events.publish(event),
   });
   try {
     ledger = new Ledger(db, loadLedgerKey(dataDir));

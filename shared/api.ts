@@ -34,6 +34,8 @@ import { HarnRunQuery, HarnRunRequest, HarnRunsView, HarnRunView } from './harn'
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
 import { ExecutionsQuery, ExecutionsView, HistorySettings } from './executions';
 import { McpServerNameInput, McpServersView, SaveMcpServerInput, SetServerPolicyInput } from './mcp';
+import { ProtocolLogQuery, ProtocolLogView } from './protocolLog';
+import { ServerLogQuery, ServerLogView, SetServerLogLevelInput } from './serverLog';
 import { AcknowledgeInput, CallCancelInput, CallCancellation, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
 
@@ -164,6 +166,12 @@ export const operations = {
   /** A server's policy: its tools' confirmation and risk floor, per-tool overrides, acceptNewTools (shared/mcp.ts). */
   setServerPolicy: { method: 'PUT', path: '/mcp-servers/:name/policy', input: SetServerPolicyInput, output: McpServersView, audience: 'operator' },
   reconnectProvider: { method: 'POST', path: '/providers/:name/reconnect', input: McpServerNameInput, output: McpServersView, audience: 'operator' },
+  /** A server's log lines (`notifications/message`), bounded, secrets masked (shared/serverLog.ts); live as `serverLog` events. */
+  getServerLog: { method: 'GET', path: '/mcp-servers/:name/log', input: ServerLogQuery, output: ServerLogView, audience: 'operator' },
+  /** How much the server logs (`logging/setLevel`), asked now and on every connection after. */
+  setServerLogLevel: { method: 'PUT', path: '/mcp-servers/:name/log/level', input: SetServerLogLevelInput, output: ServerLogView, audience: 'operator' },
+  /** The protocol view: the last JSON-RPC messages with the server, both ways, each tied to its call's requestId (shared/protocolLog.ts). */
+  getProtocolLog: { method: 'GET', path: '/mcp-servers/:name/protocol', input: ProtocolLogQuery, output: ProtocolLogView, audience: 'operator' },
 
   // Sessions, tasks and the ledger.
   listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView, audience: 'any' },

@@ -31,6 +31,16 @@ const HttpUrl = z.string().refine((value) => {
   }
 }, 'must be an http:// or https:// URL');
 
+/** The most roots one server is offered. */
+export const MAX_ROOTS = 64;
+/** An absolute folder path (POSIX `/…` or Windows `C:\…`, `\\server\share`), as a root is configured. */
+export const RootPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((path) => /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(path), 'must be an absolute path')
+  .refine((path) => !path.includes('\0'), 'must not contain NUL');
+
 /**
  * One `mcpServers` entry. Stdio servers give `command` (with `args`, `env`, `cwd`); Streamable HTTP
  * servers give `url` (with `headers`). `type` is accepted as other hosts write it. Optional fields
@@ -58,6 +68,11 @@ export const McpServerEntry = z
      * (default false: held until the operator accepts them). A changed tool is held whatever this says.
      */
     acceptNewTools: z.boolean().optional(),
+    /**
+     * Folders the server may work in, offered to it with MCP roots (`roots/list`, as file:// URIs);
+     * none by default. Absolute paths; a change is announced with `notifications/roots/list_changed`.
+     */
+    roots: z.array(RootPath).max(MAX_ROOTS).optional(),
   })
   .superRefine((entry, context) => {
     const stdio = entry.command !== undefined;

@@ -138,6 +138,9 @@ export function createApiHandlers(parts: {
     removeMcpServer: ({ name }) => mcp.remove(name),
     setServerPolicy: ({ name, ...policy }) => mcp.setPolicy(name, policy),
     reconnectProvider: async ({ name }) => mcp.reconnect(name),
+    getServerLog: async ({ name, ...query }) => mcp.log(name, query),
+    setServerLogLevel: ({ name, level }) => mcp.setLogLevel(name, level),
+    getProtocolLog: async ({ name, ...query }) => mcp.protocol(name, query),
 
     listTasks: async (query, { principal }) => ownTasks(tasks.view(query), principal),
     taskAction: async (action, { principal }) => {

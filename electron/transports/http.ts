@@ -181,7 +181,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         method,
         url: path,
         handler: async (request, reply) => {
-          const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : request.query) : withParams(request.body, request.params);
+          // A GET's path parameters (`/mcp-servers/:name/log`) join its query, as a body's fields do.
+          const input = method === 'GET' ? (operations[operation].input instanceof ZodUndefined ? undefined : withParams(request.query, request.params)) : withParams(request.body, request.params);
           const tagOf = options.entityTags?.[operation];
           if (tagOf) {
             // The same principal check dispatch makes, first: a 304 must not tell an agent anything either.

@@ -50,13 +50,18 @@ export class McpConnection {
   static async open(settings: McpSettings, events: ConnectionEvents, prior?: PriorDiscovery): Promise<McpConnection> {
     const transport = createTransport(settings, events.stderr);
     const outputSchemas = new OutputSchemaValidator();
+    const side = settings.clientSide;
     const client = new Client(CLIENT_INFO, {
+      // Exactly what the client side answers (clientSide.ts): a server shows the tools it would to any client declaring the same.
+      capabilities: side?.capabilities() ?? {},
       versionNegotiation: { mode: 'auto' },
       jsonSchemaValidator: outputSchemas,
       listChanged: { tools: { autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => events.onToolsChanged() } },
     });
     const connection = new McpConnection(client, transport, outputSchemas);
+    side?.prepare(client, transport);
     client.onclose = () => {
+      side?.disconnected(client);
       if (!connection.#closing) events.onLost(settings.transport === 'stdio' ? 'the server process exited' : 'the connection to the server closed');
     };
     // Out-of-band reports (a late answer to a cancelled call, a stray progress): nothing to act on.
@@ -67,6 +72,7 @@ export class McpConnection {
       await connection.close();
       throw error;
     }
+    await side?.connected(client, settings.timeoutMs);
     return connection;
   }
 

@@ -8,14 +8,17 @@ import { CapstanError } from '../../../shared/errors';
 import type { RiskLevel } from '../../../shared/capability';
 import { CAPABILITY_NAME_PATTERN } from '../../../shared/capability';
 import { McpServerEntry, type McpServersView, type PolicyTightening, type ServerPolicy, type ToolDecisionView, type ToolPolicyRule } from '../../../shared/mcp';
+import type { ProtocolLogQuery, ProtocolLogView } from '../../../shared/protocolLog';
+import type { LogLevel, ServerLogAppended, ServerLogQuery, ServerLogView } from '../../../shared/serverLog';
 import type { Catalog } from '../../catalog/catalog';
 import { ConfigError, readRawConfig, writeConfig } from '../../config';
 import type { Logger } from '../../logger';
 import type { CallParts } from './calls';
+import { McpClientSide } from './clientSide';
 import { McpServerProvider } from './provider';
 import { decideFromAnnotations } from './policy';
-import { maskEntry, unmaskEntry } from './secrets';
-import { mcpSettings } from './settings';
+import { maskEntry, secretValues, unmaskEntry } from './secrets';
+import { mcpSettings, type McpSettings } from './settings';
 
 export interface McpServersParts {
   dataDir: string;
@@ -28,6 +31,8 @@ export interface McpServersParts {
    * path an edit of the file takes, so the watcher reading the file back finds nothing changed).
    */
   toolPolicy?: { rules(): readonly ToolPolicyRule[]; apply(rules: readonly ToolPolicyRule[]): Promise<void> };
+  /** Where each server's log lines go as they arrive (the host's event bus). */
+  publish?: (event: ServerLogAppended) => void;
 }
 
 /** The new policy of one server, as the console sends it. */
@@ -63,6 +68,8 @@ function merged(a: PolicyTightening, b: PolicyTightening): PolicyTightening {
 
 export class McpServers {
   readonly #providers = new Map<string, McpServerProvider>();
+  /** Each server's client side (clientSide.ts): its roots, log and protocol view, across its connections and settings. */
+  readonly #sides = new Map<string, McpClientSide>();
   /** config.json is read, changed and written by one change at a time. */
   #writing: Promise<unknown> = Promise.resolve();
 
@@ -163,7 +170,7 @@ export class McpServers {
         throw error;
       }
       // What runs now matches the file, before anything awaits: the watcher reading it back changes nothing.
-      provider.update(mcpSettings(name, entry), { reconnect: false });
+      provider.update(this.#settings(name, entry), { reconnect: false });
       await policy.apply(rules);
       return this.list();
     });
@@ -216,6 +223,7 @@ export class McpServers {
       for (const name of [...this.#providers.keys()]) {
         if (Object.hasOwn(entries, name)) continue;
         this.#providers.delete(name);
+        this.#sides.delete(name);
         await this.parts.catalog.removeProvider(name);
         changed.push(name);
       }
@@ -235,6 +243,7 @@ export class McpServers {
       this.#get(name);
       this.#writeServers(name, ({ [name]: _removed, ...rest }) => rest);
       this.#providers.delete(name);
+      this.#sides.delete(name);
       await this.parts.catalog.removeProvider(name);
       return this.list();
     });
@@ -255,7 +264,7 @@ export class McpServers {
       const { enabled: _previous, ...rest } = provider.settings.entry;
       const entry: McpServerEntry = enabled ? rest : { ...rest, enabled: false };
       this.#writeServers(name, (servers) => ({ ...servers, [name]: entry }));
-      provider.update(mcpSettings(name, entry), { reconnect: false });
+      provider.update(this.#settings(name, entry), { reconnect: false });
     });
   }
 
@@ -266,23 +275,70 @@ export class McpServers {
 
   /** Adds or replaces a running server (config.json already says so). */
   async #apply(name: string, entry: McpServerEntry, enabled: boolean): Promise<void> {
-    const settings = mcpSettings(name, entry);
     const provider = this.#providers.get(name);
+    const running = provider?.settings.entry;
+    const settings = this.#settings(name, entry);
     // Switched off first, so a server being disabled is not restarted on its way out.
     if (provider && !enabled) this.parts.catalog.setEnabled(name, false);
-    if (provider) provider.update(settings);
+    // Only its roots changed: the server is told so (roots/list_changed) rather than restarted.
+    if (provider && running && canonical({ ...running, roots: [] }) === canonical({ ...entry, roots: [] })) provider.update(settings, { reconnect: false });
+    else if (provider) provider.update(settings);
     else await this.#bind(name, entry, enabled);
     this.parts.catalog.setEnabled(name, enabled);
   }
 
   async #bind(name: string, entry: McpServerEntry, enabled: boolean): Promise<void> {
-    const provider = new McpServerProvider(mcpSettings(name, entry), {
+    const provider = new McpServerProvider(this.#settings(name, entry), {
       graceMs: this.parts.graceMs,
       progressFor: this.parts.progressFor,
       log: this.parts.log,
     });
     this.#providers.set(name, provider);
     await this.parts.catalog.addProvider(provider, { enabled });
+  }
+
+  /**
+   * A server's settings with its client side, made the first time and kept after: new roots reach
+   * it here (the connected server is told), and its secrets are read from the settings in force.
+   */
+  #settings(name: string, entry: McpServerEntry): McpSettings {
+    let side = this.#sides.get(name);
+    if (!side) {
+      side = new McpClientSide({
+        server: name,
+        roots: entry.roots ?? [],
+        secrets: () => secretValues(this.#providers.get(name)?.settings.entry ?? entry),
+        onLogLine: (line) => this.parts.publish?.({ type: 'serverLog', server: name, line }),
+      });
+      this.#sides.set(name, side);
+    } else side.setRoots(entry.roots ?? []);
+    return mcpSettings(name, entry, side);
+  }
+
+  #side(name: string): McpClientSide {
+    this.#get(name);
+    return this.#sides.get(name)!;
+  }
+
+  /** A server's log lines (`notifications/message`), filtered as asked. */
+  log(name: string, query: Omit<ServerLogQuery, 'name'>): ServerLogView {
+    return this.#side(name).log.view({ level: query.level, after: query.after === undefined ? undefined : Number(query.after), limit: query.limit === undefined ? undefined : Number(query.limit) });
+  }
+
+  /** The operator's log level for a server: kept, and asked of it now if it is connected (and on every connection after). */
+  async setLogLevel(name: string, level: LogLevel): Promise<ServerLogView> {
+    const provider = this.#get(name);
+    try {
+      await this.#side(name).setLogLevel(level, provider.settings.timeoutMs);
+    } catch (error) {
+      throw new CapstanError('PROVIDER_UNAVAILABLE', `${name} did not take the log level ${level}: ${error instanceof Error ? error.message : String(error)}`, { provider: name });
+    }
+    return this.#side(name).log.view();
+  }
+
+  /** The protocol view: the last JSON-RPC messages with the server, both ways. */
+  protocol(name: string, query: Omit<ProtocolLogQuery, 'name'>): ProtocolLogView {
+    return this.#side(name).protocol.view({ q: query.q, requestId: query.requestId, limit: query.limit === undefined ? undefined : Number(query.limit) });
   }
 
   #get(name: string): McpServerProvider {

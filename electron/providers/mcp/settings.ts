@@ -10,6 +10,7 @@ import {
   type McpServerEntry,
   type McpTransport,
 } from '../../../shared/mcp';
+import type { McpClientSide } from './clientSide';
 
 export interface McpSettings {
   name: string;
@@ -21,9 +22,11 @@ export interface McpSettings {
   /** The most one tool call may take, progress or not. */
   toolTimeoutMs: number;
   maxResultBytes: number;
+  /** What Capstan declares and answers as this server's client, and keeps of what it says (clientSide.ts); one per server, across settings. */
+  clientSide?: McpClientSide | undefined;
 }
 
-export function mcpSettings(name: string, entry: McpServerEntry): McpSettings {
+export function mcpSettings(name: string, entry: McpServerEntry, clientSide?: McpClientSide): McpSettings {
   return {
     name,
     entry,
@@ -32,5 +35,6 @@ export function mcpSettings(name: string, entry: McpServerEntry): McpSettings {
     timeoutMs: entry.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
     toolTimeoutMs: entry.toolTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS,
     maxResultBytes: entry.maxResultBytes ?? DEFAULT_MCP_MAX_RESULT_BYTES,
+    ...(clientSide ? { clientSide } : {}),
   };
 }
