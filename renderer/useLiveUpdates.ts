@@ -14,6 +14,7 @@ import type { LiveStatus } from './api/transport';
 import { applyApproval } from './features/approvals/approvalCache';
 import { refreshApprovals } from './features/approvals/useApprovals';
 import { createExecutionsFeed } from './features/executions/executionsFeed';
+import { applyServerLogLine } from './features/providers/useServerLog';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
 import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
@@ -50,6 +51,7 @@ export function useLiveUpdates(): void {
         else if (event.type === 'harn') applyHarnEvent(client, event);
         else if (event.type === 'approval') applyApproval(client, event.approval);
         else if (event.type === 'executions') executions.push(event);
+        else if (event.type === 'serverLog') applyServerLogLine(client, event);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
           if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);

@@ -153,6 +153,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   call: async (args) => (await import('./operator')).callCommand(args),
   tasks: async (args) => (await import('./operator')).tasksCommand(args),
   pins: async (args) => (await import('./pins')).pinsCommand(args),
+  logs: async (args) => (await import('./logs')).logsCommand(args),
 };
 
 /** Set once stdout's reader has gone away (EPIPE): nothing more is written to it. */

@@ -88,6 +88,14 @@ export const PINS_USAGE = `  pins list        The MCP tools held for review (pin
            --url, --token-file, --data-dir and exit codes as for tools above
 `;
 
+export const LOGS_USAGE = `  logs NAME        An MCP server's log lines (notifications/message) as the gateway kept them:
+                   time, level, logger, text (-n N, default 50, at most 500); --level L only
+                   lines at L or more severe (debug, info, notice, warning, error, critical,
+                   alert, emergency); --follow keeps printing new ones; --json for JSON lines;
+                   --set-level L first asks the server to send lines at L and above
+           --url, --token-file, --data-dir and exit codes as for tools above
+`;
+
 /** One line per command (and subcommand) of how it is called, for `capstan <command> --help`. */
 const SYNOPSES: Record<string, Record<string, string>> = {
   serve: { '': 'capstan serve [--port N] [--host H] [--token-file F] [--data-dir DIR] [--skills-dir D] [--log-level L]' },
@@ -112,6 +120,7 @@ const SYNOPSES: Record<string, Record<string, string>> = {
     diff: 'capstan pins diff ID [--json] [--url URL] [--token-file F] [--data-dir DIR]',
     accept: 'capstan pins accept ID [--yes] [--json] [--url URL] [--token-file F] [--data-dir DIR]',
   },
+  logs: { '': 'capstan logs NAME [--level L] [-n N] [--follow] [--json] [--set-level L] [--url URL] [--token-file F] [--data-dir DIR]' },
 };
 
 const SECTIONS: Record<string, string> = {
@@ -124,13 +133,14 @@ const SECTIONS: Record<string, string> = {
   call: OPERATOR_USAGE,
   tasks: OPERATOR_USAGE,
   pins: PINS_USAGE,
+  logs: LOGS_USAGE,
 };
 
 /** The commands `capstan --help` lists, in its order. */
 export const USAGE = `Usage: capstan <command> [options]   (capstan <command> --help for one command)
 
 Commands:
-${SERVE_USAGE}${LEDGER_USAGE}${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}${OPERATOR_USAGE}${PINS_USAGE}`;
+${SERVE_USAGE}${LEDGER_USAGE}${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}${OPERATOR_USAGE}${PINS_USAGE}${LOGS_USAGE}`;
 
 /**
  * `capstan <command> [sub] --help`: how the subcommand (or each of the command's) is called, then

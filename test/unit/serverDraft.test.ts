@@ -105,6 +105,19 @@ describe('validateDraft', () => {
       'headers.2.key': expect.stringMatching(/header name/),
     });
   });
+
+  it('keeps roots as absolute folders, in order, on either transport, and refuses a relative one', () => {
+    const roots = [
+      { key: '', value: ' /srv/data ', masked: false },
+      { key: '', value: 'C:\\work', masked: false },
+    ];
+    expect(entryFromDraft(draft({ name: 'files', command: 'node', roots }))).toMatchObject({ command: 'node', roots: ['/srv/data', 'C:\\work'] });
+    expect(entryFromDraft(draft({ name: 'remote', transport: 'http', url: 'https://h/mcp', roots }))).toMatchObject({ url: 'https://h/mcp', roots: ['/srv/data', 'C:\\work'] });
+    expect(entryFromDraft(draft({ name: 'files', command: 'node' }))).not.toHaveProperty('roots');
+    const errors = validateDraft(draft({ name: 'files', command: 'node', roots: [{ key: '', value: 'relative', masked: false }, { key: '', value: '', masked: false }] }), [], true);
+    expect(errors).toEqual({ 'roots.0.value': expect.stringMatching(/absolute/), 'roots.1.value': expect.stringMatching(/folder/) });
+    expect(draftFromView(view({ entry: { command: 'node', roots: ['/srv/data'] } })).roots).toEqual([{ key: '', value: '/srv/data', masked: false }]);
+  });
 });
 
 describe('providerRows', () => {

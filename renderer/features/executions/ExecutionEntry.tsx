@@ -9,6 +9,7 @@ import { formatDuration, shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
 import { readErrorContent, readMcpResult } from '../results/mcpContent';
+import { ProtocolLink } from '../providers/ProtocolLink';
 import { ResultContent } from '../results/ResultContent';
 import { RunActions } from './RunActions';
 import { RunningCall } from './RunningCall';
@@ -117,6 +118,7 @@ export const ExecutionEntry = memo(function ExecutionEntry({
             Ledger entries
           </button>
         )}
+        <ProtocolLink capability={execution.tool} requestId={execution.requestId} />
       </div>
       {taskId && (
         <div className="execution__request-id">

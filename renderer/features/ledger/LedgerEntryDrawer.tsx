@@ -6,6 +6,7 @@ import { useConsoleUi } from '../../state/uiStore';
 import { CopyButton } from '../../ui/CopyButton';
 import { Dialog } from '../../ui/Dialog';
 import { JsonBlock } from '../../ui/JsonBlock';
+import { ProtocolLink } from '../providers/ProtocolLink';
 import { principalTitle } from './entrySummary';
 
 export function LedgerEntryDrawer({ entry, onClose }: { entry: LedgerEntry | null; onClose(): void }) {
@@ -58,6 +59,7 @@ export function LedgerEntryDrawer({ entry, onClose }: { entry: LedgerEntry | nul
                   <button type="button" className="link-button" onClick={() => show({ requestId: entry.requestId ?? undefined })}>
                     this call's entries
                   </button>
+                  <ProtocolLink capability={entry.capability} requestId={entry.requestId} onOpen={onClose} />
                 </>
               ) : (
                 '—'

@@ -15,9 +15,13 @@ interface ProviderRowProps {
   onEdit(): void;
   /** Opens the server's policy: its tools' confirmation and risk floor, per-tool overrides. */
   onPolicy(): void;
+  /** Opens the server's log (notifications/message), live. */
+  onLog(): void;
+  /** Opens the server's protocol messages. */
+  onProtocol(): void;
 }
 
-export function ProviderRow({ row, switching, onToggle, onEdit, onPolicy }: ProviderRowProps) {
+export function ProviderRow({ row, switching, onToggle, onEdit, onPolicy, onLog, onProtocol }: ProviderRowProps) {
   const { name, kind, enabled, status, info, server } = row;
   const tools = info?.tools ?? server?.tools ?? 0;
   return (
@@ -66,6 +70,14 @@ export function ProviderRow({ row, switching, onToggle, onEdit, onPolicy }: Prov
           <button type="button" className="button button--small" onClick={onPolicy}>
             <Icon name="lock" />
             Policy…
+          </button>
+          <button type="button" className="button button--small" onClick={onLog}>
+            <Icon name="book" />
+            Log…
+          </button>
+          <button type="button" className="button button--small" onClick={onProtocol}>
+            <Icon name="list" />
+            Protocol…
           </button>
           <RemoveServer name={name} tools={tools} />
         </div>

@@ -15,19 +15,34 @@ import { ErrorNotice } from '../../ui/ErrorNotice';
 import { errorText } from '../../ui/errorText';
 import { Icon } from '../../ui/Icon';
 import { McpServerForm } from './form/McpServerForm';
+import { ProtocolPanel } from './ProtocolPanel';
+import { useProtocolFocus } from './protocolLink';
 import { ProviderRow } from './ProviderRow';
+import { ServerLogPanel } from './ServerLogPanel';
 import { ServerPolicyForm } from './ServerPolicyForm';
 import { providerRows } from './providerRows';
 import { useMcpServers, useSaveMcpServer } from './useMcpServers';
 
-/** What the drawer shows: the list, the form for a new server (name null) or a configured one, or a server's policy. */
-type Editing = { name: string | null; policy?: boolean } | null;
+/**
+ * What the drawer shows: the list, the form for a new server (name null) or a configured one, a
+ * server's policy, its log, or its protocol messages (on one call when `requestId` is given).
+ */
+type Editing = { name: string | null; policy?: boolean; log?: boolean; protocol?: { requestId: string | null } } | null;
 
 export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo[] }) {
   const open = useConsoleUi((ui) => ui.panel === 'providers');
   const openPanel = useConsoleUi((ui) => ui.openPanel);
   const servers = useMcpServers(open);
   const [editing, setEditing] = useState<Editing>(null);
+  // "Protocol messages" from a call elsewhere on the page opens that server's view here.
+  useEffect(
+    () =>
+      useProtocolFocus.subscribe((state) => {
+        const taken = state.focus ? state.take() : null;
+        if (taken) setEditing({ name: taken.server, protocol: { requestId: taken.requestId } });
+      }),
+    [],
+  );
   // After the form, the keyboard goes back to the server it was about (or to Add).
   const [returnTo, setReturnTo] = useState<string | null>(null);
   const close = () => {
@@ -35,7 +50,15 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
     openPanel(null);
   };
   const server = editing?.name ? servers.data?.servers.find((view) => view.name === editing.name) : undefined;
-  const title = editing ? (editing.name ? `${editing.policy ? 'Policy of' : 'Edit'} ${editing.name}` : 'Add an MCP server') : 'Providers';
+  const title = editing
+    ? editing.name
+      ? `${editing.policy ? 'Policy of' : editing.log ? 'Log of' : editing.protocol ? 'Protocol messages of' : 'Edit'} ${editing.name}`
+      : 'Add an MCP server'
+    : 'Providers';
+  const back = (name: string) => {
+    setReturnTo(name);
+    setEditing(null);
+  };
 
   return (
     // Escape in the form goes back to the list rather than dropping the whole drawer, and what was typed with it.
@@ -48,6 +71,10 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
             Back to the providers
           </button>
         </p>
+      ) : editing?.log && server ? (
+        <ServerLogPanel key={server.name} name={server.name} onBack={() => back(server.name)} />
+      ) : editing?.protocol && server ? (
+        <ProtocolPanel key={`${server.name} ${editing.protocol.requestId ?? ''}`} name={server.name} requestId={editing.protocol.requestId} onBack={() => back(server.name)} />
       ) : editing?.policy && server ? (
         <ServerPolicyForm
           key={server.name}
@@ -74,6 +101,8 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
           returnTo={returnTo}
           onEdit={(name) => setEditing({ name })}
           onPolicy={(name) => setEditing({ name, policy: true })}
+          onLog={(name) => setEditing({ name, log: true })}
+          onProtocol={(name) => setEditing({ name, protocol: { requestId: null } })}
         />
       )}
     </Dialog>
@@ -87,9 +116,11 @@ interface ProviderListProps {
   returnTo: string | null;
   onEdit(name: string | null): void;
   onPolicy(name: string): void;
+  onLog(name: string): void;
+  onProtocol(name: string): void;
 }
 
-function ProviderList({ providers, servers, returnTo, onEdit, onPolicy }: ProviderListProps) {
+function ProviderList({ providers, servers, returnTo, onEdit, onPolicy, onLog, onProtocol }: ProviderListProps) {
   const setEnabled = useSetProviderEnabled();
   const saveServer = useSaveMcpServer();
   const list = useRef<HTMLDivElement>(null);
@@ -132,7 +163,16 @@ function ProviderList({ providers, servers, returnTo, onEdit, onPolicy }: Provid
       {servers.error && <ErrorNotice what="Could not read the MCP servers" error={toErrorBody(servers.error)} />}
       <ul className="provider-list">
         {rows.map((row) => (
-          <ProviderRow key={row.name} row={row} switching={switching.get(row.name)} onToggle={(enabled) => toggle(row.name, enabled)} onEdit={() => onEdit(row.name)} onPolicy={() => onPolicy(row.name)} />
+          <ProviderRow
+            key={row.name}
+            row={row}
+            switching={switching.get(row.name)}
+            onToggle={(enabled) => toggle(row.name, enabled)}
+            onEdit={() => onEdit(row.name)}
+            onPolicy={() => onPolicy(row.name)}
+            onLog={() => onLog(row.name)}
+            onProtocol={() => onProtocol(row.name)}
+          />
         ))}
       </ul>
       {switchError && (

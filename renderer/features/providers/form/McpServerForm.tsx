@@ -114,6 +114,17 @@ export function McpServerForm({ server, takenNames, onDone }: McpServerFormProps
         </>
       )}
 
+      <RowsEditor
+        formId={formId}
+        field="roots"
+        legend="Roots"
+        hint="Folders the server may work in, offered to it as MCP roots (roots/list); none by default. Absolute paths, one per row. A change reaches a running server without restarting it."
+        noun="root"
+        rows={draft.roots}
+        errors={shown}
+        onChange={(roots) => set({ roots })}
+      />
+
       <LimitsFields
         formId={formId}
         draft={draft}

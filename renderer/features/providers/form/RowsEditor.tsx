@@ -10,7 +10,7 @@ import { SecretInput } from './SecretInput';
 
 interface RowsEditorProps {
   formId: string;
-  field: 'args' | 'env' | 'headers';
+  field: 'args' | 'env' | 'headers' | 'roots';
   /** "Arguments", "Environment", "Headers": the group's legend. */
   legend: string;
   hint: string;
@@ -22,7 +22,7 @@ interface RowsEditorProps {
 }
 
 export function RowsEditor({ formId, field, legend, hint, noun, rows, errors, onChange }: RowsEditorProps) {
-  const keyed = field !== 'args';
+  const keyed = field === 'env' || field === 'headers';
   const update = (index: number, change: Partial<Row>) => onChange(rows.map((row, at) => (at === index ? { ...row, ...change } : row)));
   const hintId = fieldId(formId, `${field}.hint`);
   return (
@@ -54,7 +54,7 @@ export function RowsEditor({ formId, field, legend, hint, noun, rows, errors, on
                 )}
                 <Field
                   id={fieldId(formId, `${field}.${index}.value`)}
-                  label={keyed ? 'Value' : `Argument ${index + 1}`}
+                  label={keyed ? 'Value' : `${noun.charAt(0).toUpperCase()}${noun.slice(1)} ${index + 1}`}
                   error={errors[`${field}.${index}.value`]}
                   className="rows-editor__value"
                 >
@@ -65,6 +65,7 @@ export function RowsEditor({ formId, field, legend, hint, noun, rows, errors, on
                       masked={row.masked}
                       stored={row.stored}
                       conceal={row.stored !== undefined || (keyed && looksSecret(row.key))}
+                      {...(field === 'roots' && { placeholder: '/home/me/project' })}
                       what={label}
                       onChange={(value, masked) => update(index, { value, masked })}
                     />

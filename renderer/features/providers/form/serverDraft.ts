@@ -6,7 +6,7 @@
  * (McpServerView.masked lists where). A masked value stays masked in the draft until the
  * operator replaces it; sending the mask back tells the gateway to keep what it stores.
  */
-import { McpServerEntry, McpServerName, RESERVED_PROVIDER_NAMES, type McpServerView } from '../../../../shared/mcp';
+import { McpServerEntry, McpServerName, RESERVED_PROVIDER_NAMES, RootPath, type McpServerView } from '../../../../shared/mcp';
 
 export type Transport = 'stdio' | 'http';
 
@@ -43,6 +43,8 @@ export interface ServerDraft {
   maxResultBytes: string;
   /** `type` as the entry wrote it, kept when the transport stays the same. */
   type: McpServerEntry['type'];
+  /** Folders offered to the server as MCP roots, one per row (values only); none by default. */
+  roots: Row[];
 }
 
 export const emptyDraft = (): ServerDraft => ({
@@ -61,6 +63,7 @@ export const emptyDraft = (): ServerDraft => ({
   toolTimeoutMs: '',
   maxResultBytes: '',
   type: undefined,
+  roots: [],
 });
 
 const rows = (record: Record<string, string> | undefined, prefix: string, masked: ReadonlySet<string>): Row[] =>
@@ -86,6 +89,7 @@ export function draftFromView(view: McpServerView): ServerDraft {
     toolTimeoutMs: text(entry.toolTimeoutMs),
     maxResultBytes: text(entry.maxResultBytes),
     type: entry.type,
+    roots: (entry.roots ?? []).map((value) => ({ key: '', value, masked: false })),
   };
 }
 
@@ -100,7 +104,8 @@ export function entryFromDraft(draft: ServerDraft): McpServerEntry {
     ...(number(draft.maxResultBytes) !== undefined && { maxResultBytes: number(draft.maxResultBytes) }),
   };
   const keepType = draft.type !== undefined && (draft.type === 'stdio') === (draft.transport === 'stdio');
-  const common = { ...(keepType && { type: draft.type }), ...(draft.enabled ? {} : { enabled: false }), ...limits };
+  const roots = draft.roots.map((row) => row.value.trim());
+  const common = { ...(keepType && { type: draft.type }), ...(draft.enabled ? {} : { enabled: false }), ...limits, ...(roots.length > 0 && { roots }) };
   if (draft.transport === 'stdio') {
     return {
       ...common,
@@ -163,6 +168,11 @@ export function validateDraft(draft: ServerDraft, takenNames: readonly string[],
     else if (!draft.urlMasked && !isHttpUrl(draft.url.trim())) errors.url = 'Must be an http:// or https:// URL.';
     checkRows(draft.headers, 'headers', errors);
   }
+  draft.roots.forEach((row, index) => {
+    const path = row.value.trim();
+    if (path === '') errors[`roots.${index}.value`] = 'Give a folder, or remove the row.';
+    else if (!RootPath.safeParse(path).success) errors[`roots.${index}.value`] = 'Give an absolute path (starting with / or a drive letter).';
+  });
   for (const [field, { min, max }] of Object.entries(LIMITS) as [keyof typeof LIMITS, { min: number; max: number }][]) {
     const text = draft[field].trim();
     if (text === '') continue;
