@@ -22,6 +22,7 @@ import { Pins } from './services/pins';
 import { agentOfSession, assertWithinQuota } from './services/quotas';
 import { createDiscovery } from './services/discovery';
 import { EventBus, progressReporter } from './services/events';
+import { ResourceService } from './services/resources';
 import { HarnRuns } from './harn/runs';
 import type { Logger } from './logger';
 import { builtinProvider, DestinationPolicy } from './providers/builtin';
@@ -149,9 +150,13 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     get grants() {
       return [...mcp.names().map((name) => ({ pattern: `${name}:*`, authority: 'execute' as const })), ...config.grants];
     },
-    // An agent's session adds agentGrants (by default: not the operator's notes and to-dos).
+    // An agent's session adds agentGrants (by default: not the operator's notes and to-dos). A
+    // server's default grant covers only its tools for an agent: its resources and prompts may
+    // hold the operator's text, so grants or agentGrants must name them (`<server>:resource.*`…).
     grantsFor(sessionId: string) {
-      return agentOfSession(sessionId) ? [...this.grants, ...config.agentGrants] : this.grants;
+      if (!agentOfSession(sessionId)) return this.grants;
+      const toolsOnly = mcp.names().map((name) => ({ pattern: `${name}:*`, authority: 'execute' as const, kind: 'tool' as const }));
+      return [...toolsOnly, ...config.grants, ...config.agentGrants];
     },
     // Read as each task starts, like the grants: an edit of config.json applies to new tasks.
     get budget() {
@@ -183,6 +188,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   });
   const confirmation = new Confirmation(new Challenges(), approvals);
   const calls = new CallService({ catalog, confirmation, tasks, ledger, history });
+  const resources = new ResourceService({ catalog, tasks, ledger, events });
   // Harn scripts call tools through the same dispatch as every other way in (a run starts only
   // once the handlers below exist).
   const harn = new HarnRuns({
@@ -195,7 +201,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     graceMs: config.cancellation.graceMs,
     events,
   });
-  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history, pins });
+  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources });
   const stopWatching = watching
     ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, applyToolPolicy, destinations, warnWideOpen })
     : () => {};
@@ -218,7 +224,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     close: async () => {
       stopWatching();
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
-      const ending = Promise.all([mcp.close({ now: true }), catalog.close(), harn.close()]);
+      const ending = Promise.all([resources.close(), mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.
       approvals.close();
       ledger.flush();

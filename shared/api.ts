@@ -38,6 +38,19 @@ import { ProtocolLogQuery, ProtocolLogView } from './protocolLog';
 import { ServerLogQuery, ServerLogView, SetServerLogLevelInput } from './serverLog';
 import { AcknowledgeInput, CallCancelInput, CallCancellation, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
+import {
+  CompleteInput,
+  CompleteOutput,
+  GetPromptInput,
+  GetPromptOutput,
+  PromptList,
+  ReadResourceInput,
+  ReadResourceOutput,
+  ResourceList,
+  ResourceListInput,
+  ResourceSubscriptionInput,
+  ResourceSubscriptions,
+} from './resources';
 
 export { RiskLevel } from './capability';
 
@@ -205,6 +218,15 @@ export const operations = {
   listPins: { method: 'GET', path: '/pins', input: NoInput, output: PinsView, audience: 'operator' },
   getPinDiff: { method: 'GET', path: '/pins/diff', input: PinIdInput, output: PinDiff, audience: 'operator' },
   acceptPin: { method: 'POST', path: '/pins/accept', input: PinAcceptInput, output: PinsView, audience: 'operator' },
+
+  // MCP servers' resources, templates and prompts (shared/resources.ts): listed, read and got under the grant, reads and gets on record.
+  listResources: { method: 'GET', path: '/resources', input: ResourceListInput, output: ResourceList, audience: 'any' },
+  readResource: { method: 'POST', path: '/resources/read', input: ReadResourceInput, output: ReadResourceOutput, audience: 'any' },
+  listPrompts: { method: 'GET', path: '/prompts', input: ResourceListInput, output: PromptList, audience: 'any' },
+  getPrompt: { method: 'POST', path: '/prompts/get', input: GetPromptInput, output: GetPromptOutput, audience: 'any' },
+  completeArgument: { method: 'POST', path: '/completions', input: CompleteInput, output: CompleteOutput, audience: 'any' },
+  /** The console's live view of a resource: the gateway subscribes on the server, updates come as `resourceUpdated` events. */
+  setResourceSubscribed: { method: 'POST', path: '/resources/subscriptions', input: ResourceSubscriptionInput, output: ResourceSubscriptions, audience: 'operator' },
 
   // Agent tokens: the operator's alone.
   listAgents: { method: 'GET', path: '/agents', input: NoInput, output: AgentsView, audience: 'operator' },

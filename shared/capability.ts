@@ -9,7 +9,11 @@ import { PinHold } from './pins';
 export const RiskLevel = z.enum(['low', 'medium', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
-export const CapabilityKind = z.enum(['tool', 'skill']);
+/**
+ * `resource`, `resourceTemplate` and `prompt` are what an MCP server offers besides tools
+ * (shared/resources.ts says how they are named and reached).
+ */
+export const CapabilityKind = z.enum(['tool', 'skill', 'resource', 'resourceTemplate', 'prompt']);
 export type CapabilityKind = z.infer<typeof CapabilityKind>;
 
 export const ProviderKind = z.enum(['builtin', 'skills', 'mcp', 'bridge']);
@@ -61,6 +65,11 @@ export const ToolIcon = z.object({
   theme: z.enum(['light', 'dark']).optional(),
 });
 export type ToolIcon = z.infer<typeof ToolIcon>;
+/** The same Icon, for resources, templates and prompts. */
+export const CapabilityIcon = ToolIcon;
+
+/** An MCP object's `_meta` as its server sent it (kept for the operator; never interpreted). */
+export const DeclaredMeta = z.record(z.string(), z.unknown());
 
 export const ToolContract = z.object({
   ...contractBase,
@@ -85,6 +94,8 @@ export const ToolContract = z.object({
    */
   runnable: z.literal(false).optional(),
   notRunnableReason: z.string().optional(),
+  /** The tool's `_meta`, as declared (absent: none). */
+  meta: DeclaredMeta.optional(),
 });
 export type ToolContract = z.infer<typeof ToolContract>;
 
@@ -101,7 +112,59 @@ export const SkillContract = z.object({
 });
 export type SkillContract = z.infer<typeof SkillContract>;
 
-export const CapabilityContract = z.discriminatedUnion('kind', [ToolContract, SkillContract]);
+/** What every MCP resource, template and prompt contract carries besides the base. */
+const declaredBase = {
+  ...contractBase,
+  /** The icons the server declared, as declared (absent: none). */
+  icons: z.array(CapabilityIcon).optional(),
+  /** Its `_meta`, as declared (absent: none). */
+  meta: DeclaredMeta.optional(),
+  /** The MCP name the server gave it (the capability name is derived from it or from the URI: shared/resources.ts). */
+  declaredName: z.string(),
+};
+
+/** One resource an MCP server lists: read with `resources/read` under the `read` authority. */
+export const ResourceContract = z.object({
+  ...declaredBase,
+  kind: z.literal('resource'),
+  uri: z.string(),
+  mimeType: z.string().nullable(),
+  /** The size in bytes the server declared, when it did. */
+  size: z.number().nonnegative().nullable(),
+  /** The server's annotations (audience, priority, lastModified), as declared. */
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+export type ResourceContract = z.infer<typeof ResourceContract>;
+
+/** A resource template (RFC 6570): its variables are filled in, then the URI is read like a resource. */
+export const ResourceTemplateContract = z.object({
+  ...declaredBase,
+  kind: z.literal('resourceTemplate'),
+  uriTemplate: z.string(),
+  /** The variable names of the template, in order of appearance. */
+  variables: z.array(z.string()),
+  mimeType: z.string().nullable(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+export type ResourceTemplateContract = z.infer<typeof ResourceTemplateContract>;
+
+export const PromptArgument = z.object({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  required: z.boolean(),
+});
+export type PromptArgument = z.infer<typeof PromptArgument>;
+
+/** A prompt an MCP server offers: got with `prompts/get` (string arguments) under the `get` authority. */
+export const PromptContract = z.object({
+  ...declaredBase,
+  kind: z.literal('prompt'),
+  arguments: z.array(PromptArgument),
+});
+export type PromptContract = z.infer<typeof PromptContract>;
+
+export const CapabilityContract = z.discriminatedUnion('kind', [ToolContract, SkillContract, ResourceContract, ResourceTemplateContract, PromptContract]);
 export type CapabilityContract = z.infer<typeof CapabilityContract>;
 
 /** What discovery hands out and what load, activate and execute must present back. */
@@ -113,10 +176,12 @@ export const CapabilityReference = z.strictObject({
 });
 export type CapabilityReference = z.infer<typeof CapabilityReference>;
 
-/** Authority ladders; each operation needs its rung. Skills stop at `activate`. */
+/** Authority ladders; each operation needs its rung. Skills stop at `activate`, resources (and templates) at `read`, prompts at `get`. */
 export const TOOL_AUTHORITY = ['none', 'discover', 'inspect', 'load', 'execute'] as const;
 export const SKILL_AUTHORITY = ['none', 'discover', 'inspect', 'activate'] as const;
-export const Authority = z.enum(['none', 'discover', 'inspect', 'load', 'activate', 'execute']);
+export const RESOURCE_AUTHORITY = ['none', 'discover', 'inspect', 'read'] as const;
+export const PROMPT_AUTHORITY = ['none', 'discover', 'inspect', 'get'] as const;
+export const Authority = z.enum(['none', 'discover', 'inspect', 'load', 'activate', 'read', 'get', 'execute']);
 export type Authority = z.infer<typeof Authority>;
 
 export const Grant = z.strictObject({
@@ -126,6 +191,11 @@ export const Grant = z.strictObject({
    */
   pattern: z.string().min(1).max(300),
   authority: Authority,
+  /**
+   * Only capabilities of this kind (absent: every kind). How a configured MCP server's tools are
+   * granted to agents without its resources and prompts (electron/host.ts); config.json may use it too.
+   */
+  kind: CapabilityKind.optional(),
 });
 export type Grant = z.infer<typeof Grant>;
 
@@ -164,6 +234,9 @@ export const ProviderInfo = z.object({
   bindingGeneration: z.number().int().nonnegative(),
   tools: z.number().int().nonnegative(),
   skills: z.number().int().nonnegative(),
+  /** An MCP server's resources and templates, and its prompts (absent: none, or not an MCP server). */
+  resources: z.number().int().nonnegative().optional(),
+  prompts: z.number().int().nonnegative().optional(),
   diagnostics: z.number().int().nonnegative(),
 });
 export type ProviderInfo = z.infer<typeof ProviderInfo>;

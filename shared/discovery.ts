@@ -160,7 +160,7 @@ export const CatalogSearchOutput = z.object({
    * How many hits each facet value would give, with every other filter applied: kinds under the
    * risk filter and the provider, providers under the risk filter and the kind.
    */
-  facets: z.object({ kinds: z.object({ tool: count, skill: count }), providers: z.array(z.object({ provider: z.string(), count })) }),
+  facets: z.object({ kinds: z.object({ tool: count, skill: count, resource: count, resourceTemplate: count, prompt: count }), providers: z.array(z.object({ provider: z.string(), count })) }),
   offset: count,
   /** Best first, ties by canonical id: hits `offset` to `offset + limit` of the filtered ranking. */
   hits: z.array(z.object({ id: z.string(), score: z.number(), matched: z.array(MatchedField) })),

@@ -132,7 +132,7 @@ export const errorCodes = {
   RESULT_TOO_LARGE: {
     status: 502,
     meaning:
-      "The tool's result is over its server's size limit (`maxResultBytes`, 4 MiB of JSON by default); `size` and `limit` say by how much. The call ran: its effects stand.",
+      "The tool's result (or a resource read's, a prompt's messages) is over its server's size limit (`maxResultBytes`, 4 MiB of JSON by default); `size` and `limit` say by how much. The call ran: its effects stand.",
   },
   HARN_UNAVAILABLE: {
     status: 503,
@@ -142,6 +142,27 @@ export const errorCodes = {
   STEER_UNSUPPORTED: {
     status: 409,
     meaning: 'The task runs a Harn script that did not advertise `session/inject` with mode `steer` when it started, so it cannot take a steer; nothing was recorded.',
+  },
+  RESOURCE_NOT_FOUND: {
+    status: 404,
+    meaning:
+      "No MCP server lists a resource with this URI or id, and no resource template of one matches the URI (among the servers given, and what the caller's grants let it discover). The resource may exist on the server unlisted: Capstan reads only what a server lists or a template describes.",
+  },
+  RESOURCE_AMBIGUOUS: {
+    status: 409,
+    meaning:
+      'Several MCP servers list this URI (or several templates match it): name the server (`server`, `--server`) or the catalog id (`<server>:resource.…`); `ids` lists the candidates. Nothing was read.',
+  },
+  PROMPT_NOT_FOUND: { status: 404, meaning: 'No MCP server offers a prompt of this name or id (among the servers given, and what the caller may discover).' },
+  SERVER_FEATURE_UNSUPPORTED: {
+    status: 501,
+    meaning:
+      "The MCP server does not declare what the request needs: resource subscriptions (`resources.subscribe`) or argument completions (`completions`). Nothing was sent to it.",
+  },
+  MCP_SERVER_ERROR: {
+    status: 502,
+    meaning:
+      'The MCP server answered a resources/read, prompts/get, completion/complete or resources/subscribe with a JSON-RPC error (an unknown URI, a bad argument); `serverCode` and the message carry its code and words. For a read or get, recorded in the ledger like a failed call.',
   },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
   TOO_MANY_STREAMS: {

@@ -13,6 +13,7 @@ import type { CatalogChanged } from '../../shared/events';
 import type { z } from 'zod';
 import { ContractError, contractHash, createSchemaCompiler, ExternalSchemaCompilers, skillContract, toolContract, type CompiledTool } from './contract';
 import type { PinHold } from '../../shared/pins';
+import { promptContract, resourceContract, resourceTemplateContract } from './declared';
 import type { Provider, SkillSource } from './provider';
 import { Snapshot, type SnapshotEntry } from './snapshot';
 import type { ToolPolicy } from './toolPolicy';
@@ -212,6 +213,24 @@ export class Catalog {
       }
     }
 
+    // An MCP server's resources, templates and prompts (declared.ts names them and says why so).
+    const declaredKinds = [
+      [contents.resources, resourceContract],
+      [contents.resourceTemplates, resourceTemplateContract],
+      [contents.prompts, promptContract],
+    ] as const;
+    for (const [list, contractOf] of declaredKinds) {
+      for (const raw of list ?? []) {
+        try {
+          const contract = contractOf(provider.name, raw);
+          add({ contract, contractHash: contractHash(contract), bindingGeneration: generation }, null);
+        } catch (error) {
+          // One listing's bad object, or a value canonical JSON cannot hold: a diagnostic, never the whole catalog's.
+          diagnostics.push({ provider: provider.name, path: null, line: null, capability: null, reason: (error as Error).message });
+        }
+      }
+    }
+
     binding.compiled = compiledNow;
     const first = binding.generation === 0;
     const reconnected = contents.connection !== binding.connection;
@@ -266,6 +285,12 @@ export class Catalog {
         bindingGeneration: generation,
         tools: all.filter((e) => e.contract.kind === 'tool').length,
         skills: all.filter((e) => e.contract.kind === 'skill').length,
+        ...(provider.kind === 'mcp'
+          ? {
+              resources: all.filter((e) => e.contract.kind === 'resource' || e.contract.kind === 'resourceTemplate').length,
+              prompts: all.filter((e) => e.contract.kind === 'prompt').length,
+            }
+          : {}),
         diagnostics: diagnostics.length,
       };
     });

@@ -19,7 +19,7 @@ import {
   unescapePointer,
   type SchemaDialect,
 } from '../../shared/argumentRules';
-import { CAPABILITY_NAME_PATTERN, capabilityId, type SkillContract, type ToolContract } from '../../shared/capability';
+import { CAPABILITY_NAME_PATTERN, capabilityId, type CapabilityContract, type SkillContract, type ToolContract } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import { sha256Hex } from './digest';
 import type { SkillSource } from './provider';
@@ -75,7 +75,7 @@ export class ExternalSchemaCompilers {
 }
 
 /** SHA-256 of the contract's canonical JSON (RFC 8785): any change to it changes the hash. */
-export const contractHash = (contract: ToolContract | SkillContract): string => sha256Hex(contract);
+export const contractHash = (contract: CapabilityContract): string => sha256Hex(contract);
 
 export interface CompiledTool {
   contract: ToolContract;

@@ -17,6 +17,13 @@ export interface SkillBody {
 export interface ProviderContents {
   tools: readonly ToolDefinition[];
   skills: readonly SkillSource[];
+  /**
+   * What an MCP server lists besides tools, as it sent them (`Resource`, `ResourceTemplate`,
+   * `Prompt` objects): validated into contracts by declared.ts. Absent: none.
+   */
+  resources?: readonly unknown[];
+  resourceTemplates?: readonly unknown[];
+  prompts?: readonly unknown[];
   /** Definitions the provider could not read; they stay out of the catalog. */
   diagnostics: readonly Omit<Diagnostic, 'provider'>[];
   /**

@@ -2,6 +2,7 @@
  * One capability call in flight: the work under a deadline, abortable by cancellation, and the
  * grace period after an abort before its outcome is declared unknown. The first decision wins.
  */
+import type { Authority, CapabilityKind } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 import { canonicalJson } from '../catalog/digest';
 import { OutcomeUnknownError, ToolArgumentError } from '../catalog/tool';
@@ -11,6 +12,12 @@ export interface CallSpec {
   requestId: string;
   /** The capability id, as the ledger names it. */
   capability: string;
+  /**
+   * What the capability is and the authority the call needs: a tool's `execute` when absent; an
+   * MCP resource's `read` or a prompt's `get` (services/resources.ts) go the same way.
+   */
+  kind?: CapabilityKind | undefined;
+  authority?: Authority | undefined;
   mutating: boolean;
   timeoutMs: number;
   /** Evidence `call_started` records besides (digests, the reference the call ran under); never raw data. */

@@ -1,6 +1,6 @@
 /**
  * The runtime's call path: every capability call, whatever its entry, runs here in a running
- * task. granted `execute`? → may it mutate? → confirmed? → recorded as started → the work under
+ * task (an MCP resource's read and a prompt's get too, needing `read` or `get`). granted `execute`? → may it mutate? → confirmed? → recorded as started → the work under
  * its deadline, abortable by the task's cancellation (call.ts) → recorded as finished. A refusal
  * is recorded, then thrown. One call may also be cancelled alone, its task running on.
  */
@@ -29,7 +29,7 @@ export class CallPath {
     const { callerGone } = spec;
     try {
       if (callerGone?.aborted) throw callerLeft(callerGone);
-      task.grants.require(capability, 'tool', 'execute');
+      task.grants.require(capability, spec.kind ?? 'tool', spec.authority ?? 'execute');
       if (spec.mutating) this.#assertMayMutate(task);
       if (spec.confirm) {
         const confirmation = await this.#confirmation(task, spec.confirm, callerGone);
@@ -38,7 +38,7 @@ export class CallPath {
         // that left meanwhile holds.
         if (callerGone?.aborted) throw callerLeft(callerGone);
         task.running();
-        task.grants.require(capability, 'tool', 'execute');
+        task.grants.require(capability, spec.kind ?? 'tool', spec.authority ?? 'execute');
         if (spec.mutating) this.#assertMayMutate(task);
         this.journal.record(task, { kind: 'confirmation', requestId, capability, details: confirmation });
       }

@@ -3,15 +3,26 @@
  * a task they can only be reduced, never raised.
  */
 import { globMatcher } from '../../shared/glob';
-import { SKILL_AUTHORITY, TOOL_AUTHORITY, type Authority, type CapabilityKind, type Grant } from '../../shared/capability';
+import { PROMPT_AUTHORITY, RESOURCE_AUTHORITY, SKILL_AUTHORITY, TOOL_AUTHORITY, type Authority, type CapabilityKind, type Grant } from '../../shared/capability';
 import { CapstanError } from '../../shared/errors';
 
-/** Rank on one scale: a skill's `activate` sits where a tool's `load` does. */
-const RANK: Record<Authority, number> = { none: 0, discover: 1, inspect: 2, load: 3, activate: 3, execute: 4 };
+/**
+ * Rank on one scale: a skill's `activate`, a resource's `read` and a prompt's `get` sit where a
+ * tool's `load` does (each the top of a four-rung ladder), so `execute` granted to a resource is `read`.
+ */
+const RANK: Record<Authority, number> = { none: 0, discover: 1, inspect: 2, load: 3, activate: 3, read: 3, get: 3, execute: 4 };
 
-/** The authority a rank means for a kind of capability (`execute` granted to a skill is `activate`). */
+const LADDERS: Record<CapabilityKind, readonly Authority[]> = {
+  tool: TOOL_AUTHORITY,
+  skill: SKILL_AUTHORITY,
+  resource: RESOURCE_AUTHORITY,
+  resourceTemplate: RESOURCE_AUTHORITY,
+  prompt: PROMPT_AUTHORITY,
+};
+
+/** The authority a rank means for a kind of capability (`execute` granted to a skill is `activate`, to a resource `read`). */
 export function authorityFor(kind: CapabilityKind, authority: Authority): Authority {
-  const ladder = kind === 'tool' ? TOOL_AUTHORITY : SKILL_AUTHORITY;
+  const ladder = LADDERS[kind];
   return ladder[Math.min(RANK[authority], ladder.length - 1)]!;
 }
 
@@ -20,14 +31,17 @@ export const outranks = (a: Authority, b: Authority) => RANK[a] > RANK[b];
 interface Rule {
   pattern: string;
   authority: Authority;
+  /** Only capabilities of this kind; undefined: every kind. */
+  kind: CapabilityKind | undefined;
   matches: (id: string) => boolean;
   /** More literal characters: more specific. */
   specificity: number;
 }
 
-const rule = ({ pattern, authority }: Grant): Rule => ({
+const rule = ({ pattern, authority, kind }: Grant): Rule => ({
   pattern,
   authority,
+  kind,
   matches: globMatcher(pattern),
   specificity: pattern.replaceAll('*', '').length,
 });
@@ -47,13 +61,15 @@ export class Grants {
   held(id: string, kind: CapabilityKind): Authority {
     let best: Rule | undefined;
     for (const candidate of this.#rules) {
-      if (!candidate.matches(id)) continue;
+      if ((candidate.kind !== undefined && candidate.kind !== kind) || !candidate.matches(id)) continue;
       if (!best || candidate.specificity > best.specificity || (candidate.specificity === best.specificity && outranks(best.authority, candidate.authority))) {
         best = candidate;
       }
     }
     let held: Authority = best?.authority ?? 'none';
-    for (const reduction of this.#reductions) if (reduction.matches(id) && outranks(held, reduction.authority)) held = reduction.authority;
+    for (const reduction of this.#reductions) {
+      if ((reduction.kind === undefined || reduction.kind === kind) && reduction.matches(id) && outranks(held, reduction.authority)) held = reduction.authority;
+    }
     return authorityFor(kind, held);
   }
 
@@ -67,7 +83,7 @@ export class Grants {
 
   /** Throws AUTHORITY_CEILING when the grant would raise what the pattern holds now: grants never grow during a task. */
   assertReducible(grant: Grant): void {
-    const current = this.held(grant.pattern, 'tool');
+    const current = this.held(grant.pattern, grant.kind ?? 'tool');
     if (outranks(grant.authority, current)) {
       throw new CapstanError(
         'AUTHORITY_CEILING',
@@ -85,6 +101,6 @@ export class Grants {
   }
 
   get reductions(): readonly Grant[] {
-    return this.#reductions.map(({ pattern, authority }) => ({ pattern, authority }));
+    return this.#reductions.map(({ pattern, authority, kind }) => ({ pattern, authority, ...(kind ? { kind } : {}) }));
   }
 }

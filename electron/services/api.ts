@@ -36,6 +36,7 @@ import type { CallContext, CallService } from './calls';
 import { strategyFor, type Confirmation } from './confirmation';
 import { searchCatalog, type Discovery } from './discovery';
 import type { Pins } from './pins';
+import type { ResourceService } from './resources';
 import { assertOwnsTask, authorize, defaultSession, ownTasks, withinOwnSessions } from './principal';
 import { assertWellFormed } from './wellFormed';
 
@@ -69,8 +70,9 @@ export function createApiHandlers(parts: {
   pins: Pins;
   agents: AgentTokens;
   history: ExecutionHistory;
+  resources: ResourceService;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history, calls, confirmation, pins } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history, calls, confirmation, pins, resources } = parts;
   const view = () => ({
     catalogGeneration: catalog.generation,
     loading: catalog.loading(),
@@ -200,6 +202,14 @@ export function createApiHandlers(parts: {
     listPins: async () => pins.list(),
     getPinDiff: async ({ id }) => pins.diff(id),
     acceptPin: ({ id, hash }) => pins.accept(id, hash),
+
+    // Resources and prompts: each caller in its own sessions, as for a tool call (services/resources.ts).
+    listResources: async (input, { principal }) => resources.list(withinOwnSessions(input, principal, tasks)),
+    readResource: (input, context) => resources.read(withinOwnSessions(input, context.principal, tasks), context),
+    listPrompts: async (input, { principal }) => resources.prompts(withinOwnSessions(input, principal, tasks)),
+    getPrompt: (input, context) => resources.get(withinOwnSessions(input, context.principal, tasks), context),
+    completeArgument: (input, context) => resources.complete(withinOwnSessions(input, context.principal, tasks), context),
+    setResourceSubscribed: (input) => resources.setSubscribed(input),
 
     listAgents: async () => ({ agents: agents.list() }),
     createAgent: async ({ name }) => agents.create(name),

@@ -48,7 +48,7 @@ export function searchCatalog(snapshot: Snapshot, input: In<typeof CatalogSearch
   const filter = input.filter ?? 'all';
   const offset = input.offset ?? 0;
   const end = offset + (input.limit ?? CATALOG_SEARCH_PAGE);
-  const kinds = { tool: 0, skill: 0 };
+  const kinds = { tool: 0, skill: 0, resource: 0, resourceTemplate: 0, prompt: 0 };
   const providers = new Map<string, number>();
   const hits: CatalogSearchOutput['hits'] = [];
   let total = 0;

@@ -7,6 +7,10 @@
  * calls to them get PROVIDER_UNAVAILABLE. Each new connection is a new binding (its generation
  * grows), and notifications/tools/list_changed reloads the tools. Switched off, it is closed
  * (`disabled`); closed for good, its process is ended.
+ *
+ * Besides tools it lists the server's resources, resource templates and prompts (when declared;
+ * resources.ts), again on their list_changed, and keeps the resource subscriptions the gateway
+ * holds across reconnections.
  */
 import type { PriorDiscovery, Tool } from '@modelcontextprotocol/client';
 import type { ProviderStatus } from '../../../shared/capability';
@@ -17,6 +21,7 @@ import type { Logger } from '../../logger';
 import { callMcpTool, type CallParts } from './calls';
 import { McpConnection, probeFailed } from './connection';
 import { declaredAnnotations, declaredIcons, decideFromAnnotations, notRunnableReason } from './policy';
+import { DeclaredAccess, listDeclared, NO_DECLARED, watchDeclared, type DeclaredLists } from './resources';
 import { redact, secretValues } from './secrets';
 import type { McpSettings } from './settings';
 import { StderrTail } from './stderrTail';
@@ -58,6 +63,11 @@ export class McpServerProvider implements Provider {
   #relistPending: NodeJS.Timeout | undefined;
   #lastRelist = 0;
   #onChange: ((change: ProviderChange) => void) | undefined;
+  /** The resources, templates and prompts the server listed last, and the lists it failed (diagnostics). */
+  #declared: DeclaredLists = NO_DECLARED;
+  #declaredProblems: string[] = [];
+  /** Who follows which resource URI (services/resources.ts): subscribed on the server while anyone does, again after a reconnection. */
+  readonly #followers = new Map<string, Set<(uri: string) => void>>();
   readonly #stderr = new StderrTail(() => this.#secrets);
   #secrets: string[];
 
@@ -88,7 +98,8 @@ export class McpServerProvider implements Provider {
     return {
       tools: this.#tools.filter((tool) => !problems.has(tool.name)).map((tool) => this.#definition(tool)),
       skills: [],
-      diagnostics: [...problems.values()].map((reason) => ({ path: null, line: null, capability: null, reason })),
+      diagnostics: [...problems.values(), ...this.#declaredProblems].map((reason) => ({ path: null, line: null, capability: null, reason })),
+      ...this.#declared,
       connection: this.#connections,
       ...(this.#connection ? { identity: { serverInfo: this.#connection.client.getServerVersion() ?? null, instructions: this.#connection.client.getInstructions() ?? null } } : {}),
     };
@@ -147,11 +158,16 @@ export class McpServerProvider implements Provider {
       this.#prior = connection.verdict;
       if (attempt !== this.#attempt) return void (await connection.close());
       this.#connection = connection;
+      watchDeclared(connection.client, { onListChanged: () => this.#relistSoon(attempt), onUpdated: (uri) => this.#updated(uri) });
       const tools = await connection.listTools(this.#settings.timeoutMs);
       const problems = await connection.outputSchemas.prepare(tools);
+      const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
       if (attempt !== this.#attempt) return;
       this.#tools = tools;
       this.#outputProblems = problems;
+      this.#declared = declared.lists;
+      this.#declaredProblems = declared.problems;
+      this.#resubscribe(connection);
       this.#connections += 1;
       this.#failures = 0;
       this.#status = this.#state('ready', null, connection.protocolVersion);
@@ -230,12 +246,61 @@ export class McpServerProvider implements Provider {
     try {
       const tools = await connection.listTools(this.#settings.timeoutMs);
       const problems = await connection.outputSchemas.prepare(tools);
+      const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
       if (attempt !== this.#attempt) return;
       this.#tools = tools;
       this.#outputProblems = problems;
+      this.#declared = declared.lists;
+      this.#declaredProblems = declared.problems;
       this.#onChange?.('contents');
     } catch (error) {
       this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server did not list its tools after list_changed');
+    }
+  }
+
+  /**
+   * The connection's resource and prompt operations (resources.ts), for services/resources.ts,
+   * which has already resolved and authorized what it asks; PROVIDER_UNAVAILABLE while not connected.
+   */
+  declaredAccess(): DeclaredAccess {
+    const connection = this.#connection;
+    if (!connection) throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${this.name}" is not connected`, { provider: this.name });
+    return new DeclaredAccess(connection.client, this.#settings.toolTimeoutMs);
+  }
+
+  /**
+   * Follows a resource's updates: the first follower subscribes on the server (resources/subscribe),
+   * the last to stop unsubscribes. Returns the stop function.
+   */
+  async follow(uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
+    let followers = this.#followers.get(uri);
+    if (!followers) {
+      if (!this.declaredAccess().capabilities.subscribe) {
+        throw new CapstanError('SERVER_FEATURE_UNSUPPORTED', `provider "${this.name}" does not offer resource subscriptions (its capabilities declare no resources.subscribe)`, { provider: this.name });
+      }
+      await this.declaredAccess().subscribe(uri);
+      followers = this.#followers.get(uri) ?? new Set();
+      this.#followers.set(uri, followers);
+    }
+    followers.add(onUpdated);
+    return async () => {
+      const current = this.#followers.get(uri);
+      if (!current?.delete(onUpdated) || current.size > 0) return;
+      this.#followers.delete(uri);
+      await this.#connection?.client.unsubscribeResource({ uri }, { timeout: this.#settings.timeoutMs }).catch(() => {});
+    };
+  }
+
+  #updated(uri: string): void {
+    for (const follower of this.#followers.get(uri) ?? []) follower(uri);
+  }
+
+  /** A new connection knows nothing of the last one's subscriptions: they are asked for again. */
+  #resubscribe(connection: McpConnection): void {
+    for (const uri of this.#followers.keys()) {
+      void connection.client.subscribeResource({ uri }, { timeout: this.#settings.timeoutMs }).catch((error: unknown) => {
+        this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server refused a resource subscription after reconnecting');
+      });
     }
   }
 

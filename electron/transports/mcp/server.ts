@@ -10,7 +10,7 @@
  * wrong and how to recover (re-discover on STALE_CAPABILITY, wait on PROVIDER_UNAVAILABLE). Only
  * what the specification makes a protocol error is one: an unknown tool name (-32602).
  */
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import type { OperationName } from '../../../shared/api';
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
@@ -19,6 +19,7 @@ import type { EventBus } from '../../services/events';
 import type { Logger } from '../../logger';
 import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../../services/api';
 import type { LoadedTools } from './loadedTools';
+import { registerDeclared } from './resources';
 import { callProgress } from './progress';
 import { CAPSTAN_TOOL_DESCRIPTORS, CAPSTAN_TOOLS, INSTRUCTIONS, SERVER_INFO } from '../../../shared/mcpTools';
 
@@ -53,21 +54,12 @@ const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOU
  */
 export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller, { handlers, loaded, events }: McpServerParts): Server {
   const dynamic = era === 'legacy' && caller.keepsSession;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic }, resources: {}, prompts: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic }, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS });
   const { sessionId } = caller;
 
-  // Capstan serves no resources or prompts of its own to agents yet: the lists are empty, and a
-  // read or get names something that does not exist (-32602, with the URI, as SEP-2164 asks),
-  // rather than a method the client cannot tell from a broken server.
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
-  server.setRequestHandler('resources/read', async (request) => {
-    throw new ResourceNotFoundError(request.params.uri, `Resource not found: ${request.params.uri.slice(0, 500)}`);
-  });
-  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
-  server.setRequestHandler('prompts/get', async (request) => {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${request.params.name.slice(0, 300)}`);
-  });
+  // The MCP servers' resources, templates and prompts the agent's grants let it discover, read
+  // and get: each a dispatch of the same operations as HTTP (resources.ts says how they map).
+  registerDeclared(server, caller, handlers);
 
   server.setRequestHandler('tools/list', async () => ({
     tools: dynamic ? [...CAPSTAN_TOOL_DESCRIPTORS, ...loaded.list(sessionId)] : [...CAPSTAN_TOOL_DESCRIPTORS],

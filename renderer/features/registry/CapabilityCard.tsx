@@ -74,7 +74,7 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
               <RiskBadge risk={contract.riskLevel} />
               <ConfirmationBadge needConfirm={contract.needConfirm} />
               {contract.mutating && <MutatingBadge />}
-              {contract.deprecated && <DeprecatedBadge />}
+              {contract.kind === 'tool' && contract.deprecated && <DeprecatedBadge />}
             </>
           )}
         </div>

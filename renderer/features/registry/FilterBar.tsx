@@ -16,7 +16,12 @@ export const filterLabels: Record<ToolFilter, string> = {
   confirm: 'Confirmation required',
 };
 
-const kindLabels: Record<KindFilter, string> = { all: 'All kinds', tool: 'Tools', skill: 'Skills' };
+const kindLabels: Record<KindFilter, string> = { all: 'All kinds', tool: 'Tools', skill: 'Skills', resource: 'Resources', resourceTemplate: 'Templates', prompt: 'Prompts' };
+
+/** Tools and skills are always offered; an MCP server's resources, templates and prompts once there are some (or while chosen). */
+const ALWAYS: readonly KindFilter[] = ['all', 'tool', 'skill'];
+const kindShown = (value: KindFilter, chosen: KindFilter, kinds: Record<Exclude<KindFilter, 'all'>, number>) =>
+  ALWAYS.includes(value) || value === chosen || kinds[value as Exclude<KindFilter, 'all'>] > 0;
 
 interface FilterBarProps {
   view: SearchView;
@@ -31,7 +36,7 @@ export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBar
   const searchId = useId();
   const providerId = useId();
   const { kinds, providers: providerCounts } = view.facets;
-  const kindCount: Record<KindFilter, number> = { all: kinds.tool + kinds.skill, ...kinds };
+  const kindCount: Record<KindFilter, number> = { all: kinds.tool + kinds.skill + kinds.resource + kinds.resourceTemplate + kinds.prompt, ...kinds };
   // Every enabled provider is offered, even with no match, so the choice does not jump around while typing.
   const providerNames = providers.filter((info) => info.enabled).map((info) => info.name);
   if (provider !== null && !providerNames.includes(provider)) providerNames.push(provider);
@@ -46,7 +51,7 @@ export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBar
         ))}
       </div>
       <div className="segmented" role="group" aria-label="Filter by kind">
-        {(Object.keys(kindLabels) as KindFilter[]).map((value) => (
+        {(Object.keys(kindLabels) as KindFilter[]).filter((value) => kindShown(value, kind, kinds)).map((value) => (
           <button key={value} type="button" className="segmented__option" aria-pressed={kind === value} onClick={() => setKind(value)}>
             {kindLabels[value]} <span className="facet-count">{kindCount[value]}</span>
           </button>

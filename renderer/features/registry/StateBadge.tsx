@@ -22,6 +22,8 @@ export const ownStateLook: Record<OwnState, { label: string; icon: IconName; hin
   },
   unavailable: { label: 'Unavailable', icon: 'unplug', hint: 'Its server is not connected: calls are refused until it is ready again.' },
   skill: { label: 'Inspect only', icon: 'book', hint: 'A skill: text a model reads. The console inspects it; it does not run.' },
+  readable: { label: 'Readable', icon: 'book', hint: "An MCP server's resource (or template): read it from its detail; each read is on record." },
+  prompt: { label: 'Prompt', icon: 'book', hint: "An MCP server's prompt: get it with arguments from its detail; each get is on record." },
   'skill-hidden': {
     label: 'Hidden from models',
     icon: 'eyeOff',

@@ -108,7 +108,7 @@ export function useSearchResults(entries: readonly RegistryEntry[], byId: Readon
   const local = useMemo(() => {
     if (answered) return undefined;
     const shown: RegistryEntry[] = [];
-    const kinds: Record<CapabilityKind, number> = { tool: 0, skill: 0 };
+    const kinds: Record<CapabilityKind, number> = { tool: 0, skill: 0, resource: 0, resourceTemplate: 0, prompt: 0 };
     const providers = new Map<string, number>();
     for (const entry of entries) {
       const { contract } = entry;
