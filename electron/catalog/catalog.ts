@@ -3,7 +3,7 @@
  * Its generation grows on every change; snapshots freeze it for tasks; references taken from a
  * snapshot are verified against the live bindings before anything runs.
  *
- * Kept whole at about 470 lines: bindings, snapshots, holds and verification share the generation
+ * Kept whole at about 490 lines: bindings, snapshots, holds and verification share the generation
  * counters, and a reference's check reads best beside the code that bumps them; what could stand
  * apart already does (contracts, snapshots, tool policy).
  */
@@ -285,12 +285,9 @@ export class Catalog {
         bindingGeneration: generation,
         tools: all.filter((e) => e.contract.kind === 'tool').length,
         skills: all.filter((e) => e.contract.kind === 'skill').length,
-        ...(provider.kind === 'mcp'
-          ? {
-              resources: all.filter((e) => e.contract.kind === 'resource' || e.contract.kind === 'resourceTemplate').length,
-              prompts: all.filter((e) => e.contract.kind === 'prompt').length,
-            }
-          : {}),
+        // Only for a provider that has some (an MCP server declaring them), so other providers' infos stay as they were.
+        ...countIf('resources', all.filter((e) => e.contract.kind === 'resource' || e.contract.kind === 'resourceTemplate').length),
+        ...countIf('prompts', all.filter((e) => e.contract.kind === 'prompt').length),
         diagnostics: diagnostics.length,
       };
     });
@@ -481,6 +478,8 @@ export class Catalog {
     for (const listener of this.#listeners) listener(change);
   }
 }
+
+const countIf = (name: 'resources' | 'prompts', count: number) => (count > 0 ? { [name]: count } : {});
 
 function sameContracts(a: Map<string, LiveEntry>, b: Map<string, LiveEntry>): boolean {
   if (a.size !== b.size) return false;

@@ -117,6 +117,7 @@ export function toolContract(
           tightenedBy: [],
           deprecated: definition.deprecated ?? false,
           ...(definition.icons?.length ? { icons: definition.icons } : {}),
+          ...(definition.meta && Object.keys(definition.meta).length > 0 ? { meta: definition.meta } : {}),
           ...(definition.notRunnable ? { runnable: false as const, notRunnableReason: definition.notRunnable } : {}),
         };
   return {

@@ -44,6 +44,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   deprecated?: boolean;
   /** The icons the server declared (absent or empty: none). */
   icons?: ToolIcon[];
+  /** The tool's `_meta` as the server declared it (absent or empty: none). */
+  meta?: Record<string, unknown> | undefined;
   /** Why Capstan cannot run this tool, when it cannot (it stays listed; calls are refused with TOOL_NOT_RUNNABLE). */
   notRunnable?: string;
   /**

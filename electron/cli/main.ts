@@ -154,6 +154,10 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   tasks: async (args) => (await import('./operator')).tasksCommand(args),
   pins: async (args) => (await import('./pins')).pinsCommand(args),
   logs: async (args) => (await import('./logs')).logsCommand(args),
+  resources: async (args) => (await import('./resources')).resourcesCommand(args),
+  read: async (args) => (await import('./resources')).readCommand(args),
+  prompts: async (args) => (await import('./resources')).promptsCommand(args),
+  prompt: async (args) => (await import('./resources')).promptCommand(args),
 };
 
 /** Set once stdout's reader has gone away (EPIPE): nothing more is written to it. */

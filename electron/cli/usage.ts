@@ -96,6 +96,21 @@ export const LOGS_USAGE = `  logs NAME        An MCP server's log lines (notific
            --url, --token-file, --data-dir and exit codes as for tools above
 `;
 
+export const RESOURCES_USAGE = `  resources        The MCP servers' resources and resource templates you may discover: URI (or
+                   template), server, MIME type, title, catalog id; --server NAME only that
+                   server's; --json prints the gateway's answer
+  read URI         Read a resource (or a URI one of its templates describes) and print its text;
+                   a binary one is written to --out FILE. --server NAME when several servers list
+                   the URI; --id ID instead of the URI, a template's with --var name=value
+                   (repeats); --json prints the answer. The requestId goes to stderr
+  prompts          The MCP servers' prompts you may discover, with their arguments ([optional])
+  prompt NAME      Get a prompt with --arg key=value (repeats) and print its messages as
+                   role: text; NAME is the server's name for it or its catalog id; --server,
+                   --json as above. Reads and gets are recorded in the ledger (digests only)
+           --session ID    the session to run in (read, prompt; default operator)
+           --url, --token-file, --data-dir and exit codes as for tools above
+`;
+
 /** One line per command (and subcommand) of how it is called, for `capstan <command> --help`. */
 const SYNOPSES: Record<string, Record<string, string>> = {
   serve: { '': 'capstan serve [--port N] [--host H] [--token-file F] [--data-dir DIR] [--skills-dir D] [--log-level L]' },
@@ -121,6 +136,10 @@ const SYNOPSES: Record<string, Record<string, string>> = {
     accept: 'capstan pins accept ID [--yes] [--json] [--url URL] [--token-file F] [--data-dir DIR]',
   },
   logs: { '': 'capstan logs NAME [--level L] [-n N] [--follow] [--json] [--set-level L] [--url URL] [--token-file F] [--data-dir DIR]' },
+  resources: { '': 'capstan resources [--server NAME] [--json] [--url URL] [--token-file F] [--data-dir DIR]' },
+  read: { '': 'capstan read URI | --id ID [--var name=value …] [--server NAME] [--out FILE] [--json] [--session ID] [--url URL] [--token-file F] [--data-dir DIR]' },
+  prompts: { '': 'capstan prompts [--server NAME] [--json] [--url URL] [--token-file F] [--data-dir DIR]' },
+  prompt: { '': 'capstan prompt NAME [--arg key=value …] [--server NAME] [--json] [--session ID] [--url URL] [--token-file F] [--data-dir DIR]' },
 };
 
 const SECTIONS: Record<string, string> = {
@@ -134,13 +153,17 @@ const SECTIONS: Record<string, string> = {
   tasks: OPERATOR_USAGE,
   pins: PINS_USAGE,
   logs: LOGS_USAGE,
+  resources: RESOURCES_USAGE,
+  read: RESOURCES_USAGE,
+  prompts: RESOURCES_USAGE,
+  prompt: RESOURCES_USAGE,
 };
 
 /** The commands `capstan --help` lists, in its order. */
 export const USAGE = `Usage: capstan <command> [options]   (capstan <command> --help for one command)
 
 Commands:
-${SERVE_USAGE}${LEDGER_USAGE}${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}${OPERATOR_USAGE}${PINS_USAGE}${LOGS_USAGE}`;
+${SERVE_USAGE}${LEDGER_USAGE}${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}${OPERATOR_USAGE}${PINS_USAGE}${LOGS_USAGE}${RESOURCES_USAGE}`;
 
 /**
  * `capstan <command> [sub] --help`: how the subcommand (or each of the command's) is called, then

@@ -61,7 +61,7 @@ describe('MCP resources and prompts through the gateway (server-everything over 
         { name: 'state', required: false },
       ],
     });
-    const info = (body.providers as Json[]).find((provider) => provider.name === 'everything');
+    const info = (body.providers as Json[]).find((provider) => provider.name === 'everything')!;
     expect(info.resources).toBeGreaterThanOrEqual(3);
     expect(info.prompts).toBe(4);
   });

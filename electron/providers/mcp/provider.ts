@@ -337,6 +337,7 @@ export class McpServerProvider implements Provider {
       declared,
       deprecated: tool._meta?.deprecated === true,
       icons: declaredIcons(tool.icons),
+      meta: tool._meta as Record<string, unknown> | undefined,
       notRunnable: notRunnableReason(tool.execution),
       // As the server sent it, whole: what its pin is taken over (services/pins.ts).
       descriptor: tool as unknown as Record<string, unknown>,
