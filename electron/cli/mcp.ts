@@ -19,6 +19,7 @@ import { dataDirOf, readToken } from './connection';
 import { findOrStartGateway } from './localGateway';
 import { refusal } from '../../shared/envelope';
 import { CAPSTAN_TOOL_DESCRIPTORS, INSTRUCTIONS, SERVER_INFO } from '../../shared/mcpTools';
+import { DECLARED_CAPABILITIES, relayDeclared } from './mcpDeclared';
 import { GatewayUnreachable, Upstream } from './upstream';
 
 /**
@@ -44,7 +45,9 @@ async function relay(gateway: () => Promise<string>, token: string, warn: (messa
 
   const served = serveStdio(
     ({ era }) => {
-      const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: era === 'legacy' } }, instructions: INSTRUCTIONS });
+      const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: era === 'legacy' }, ...DECLARED_CAPABILITIES }, instructions: INSTRUCTIONS });
+      // The MCP servers' resources, templates and prompts, as the gateway lets this agent have them (mcpDeclared.ts).
+      relayDeclared(server, upstream);
       server.setRequestHandler('tools/list', async (request) =>
         era === 'legacy' ? upstream.use((client) => client.listTools(request.params)) : { tools: [...CAPSTAN_TOOL_DESCRIPTORS] },
       );

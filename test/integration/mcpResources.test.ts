@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapstanEvent } from '../../shared/events';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { connectHttp, type McpTestClient } from '../support/mcpClient';
+import { connectHttp, connectStdio, type McpTestClient } from '../support/mcpClient';
+import { CLI } from '../support/serveProcess';
 import { everythingStdio, send, waitFor, waitForProvider, type Json } from '../support/mcp';
 
 const ARCHITECTURE = 'demo://resource/static/document/architecture.md';
@@ -138,7 +139,8 @@ describe('MCP resources and prompts through the gateway (server-everything over 
   });
 
   it('lets an agent granted read and get list, read, get and complete over /mcp, each read on record', async () => {
-    // config.json's agentGrants, edited live: read for the resources and templates, get for the prompts.
+    // config.json's agentGrants, edited live: read for the resources and templates, get for the prompts
+    // (for every agent: grants name capabilities, not agents; taken back after the relay's test).
     gateway.host.config.agentGrants = [
       ...gateway.host.config.agentGrants,
       { pattern: 'everything:resource.*', authority: 'read' },
@@ -165,5 +167,20 @@ describe('MCP resources and prompts through the gateway (server-everything over 
     const reads = gateway.host.ledger.query({ principal: 'agent:reader', kind: 'call_finished' });
     expect(reads.filter((entry) => entry.details.status === 'ok' && typeof entry.details.resultDigest === 'string').length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(reads)).not.toContain('Oslo');
+  });
+
+  it('relays the same through `capstan mcp` (the built CLI), under the agent token and its grants', async () => {
+    const relay = await connectStdio(process.execPath, [CLI, 'mcp', '--data-dir', gateway.dataDir], { PATH: process.env.PATH ?? '', CAPSTAN_TOKEN: granted });
+    open.push(relay);
+    expect((await relay.client.listResources()).resources.map((resource) => resource.uri)).toContain(ARCHITECTURE);
+    const read = await relay.client.readResource({ uri: ARCHITECTURE });
+    expect(read.contents[0]).toMatchObject({ uri: ARCHITECTURE, text: expect.any(String) });
+    const got = await relay.client.getPrompt({ name: 'simple-prompt' });
+    expect(got.messages[0]).toMatchObject({ content: { text: 'This is a simple prompt without arguments.' } });
+    gateway.host.config.agentGrants = gateway.host.config.agentGrants.filter((grant) => !grant.pattern.startsWith('everything:'));
+    const refused = await connectStdio(process.execPath, [CLI, 'mcp', '--data-dir', gateway.dataDir], { PATH: process.env.PATH ?? '', CAPSTAN_TOKEN: ungranted });
+    open.push(refused);
+    expect((await refused.client.listPrompts()).prompts).toEqual([]);
+    await expect(refused.client.getPrompt({ name: 'simple-prompt' })).rejects.toThrow(/PROMPT_NOT_FOUND/);
   });
 });
