@@ -15,6 +15,7 @@ import { wideOpenAllowances } from './allowEntry';
 import { ConfigError, readConfig, RESTART_SETTINGS, watchConfig, type CapstanConfig } from './config';
 import { createApiHandlers, dispatch, type ApiHandlers } from './services/api';
 import { Approvals } from './services/approvals';
+import { ServerAsks } from './services/serverAsks';
 import { CallService } from './services/calls';
 import { Challenges } from './services/challenges';
 import { Confirmation } from './services/confirmation';
@@ -71,6 +72,8 @@ export interface Host {
   agents: AgentTokens;
   /** Agents' calls waiting for the operator; the MCP entry and the Electron shell listen to its events. */
   approvals: Approvals;
+  /** What MCP servers ask of the operator during calls (elicitation, sampling); the console and Approvals show them. */
+  asks: ServerAsks;
   /** Recent executions: the operator's own calls with their arguments and results (never in the ledger). */
   history: ExecutionHistory;
   handlers: ApiHandlers;
@@ -101,6 +104,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   const events = new EventBus();
   let ledger: Ledger;
   let pins: Pins;
+  let asks: ServerAsks | undefined;
   const mcp = new McpServers({
     dataDir,
     catalog,
@@ -109,6 +113,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     progressFor: (requestId, capability) => progressReporter(events, ledger)(requestId, capability),
     toolPolicy: { rules: () => config.toolPolicy, apply: applyToolPolicy },
     publish: (event) => events.publish(event),
+    // Set below, before any call can run (a server asks only during one).
+    ask: (request, signal) => (asks ? asks.ask(request, signal) : Promise.reject(new Error('the gateway is still starting'))),
   });
   try {
     ledger = new Ledger(db, loadLedgerKey(dataDir));
@@ -180,6 +186,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     quotas: config.quotas,
     publish: (approval) => events.publish({ type: 'approval', approval }),
   });
+  asks = new ServerAsks({ ledger, timeoutMs: () => config.approvals.timeoutMs, publish: (ask) => events.publish({ type: 'ask', ask }) });
   const history = new ExecutionHistory({
     dataDir,
     db,
@@ -201,7 +208,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     graceMs: config.cancellation.graceMs,
     events,
   });
-  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources });
+  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, asks, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources });
   const stopWatching = watching
     ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, applyToolPolicy, destinations, warnWideOpen })
     : () => {};
@@ -217,6 +224,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     mcp,
     agents,
     approvals,
+    asks,
     harn,
     history,
     handlers,
@@ -227,6 +235,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       const ending = Promise.all([resources.close(), mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.
       approvals.close();
+      asks?.close();
       ledger.flush();
       history.close();
       db.close();

@@ -35,6 +35,7 @@ import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerif
 import { ExecutionsQuery, ExecutionsView, HistorySettings } from './executions';
 import { McpServerNameInput, McpServersView, SaveMcpServerInput, SetServerPolicyInput } from './mcp';
 import { ProtocolLogQuery, ProtocolLogView } from './protocolLog';
+import { AnswerAskInput, ServerAskView, ServerAsksView } from './serverAsks';
 import { ServerLogQuery, ServerLogView, SetServerLogLevelInput } from './serverLog';
 import { AcknowledgeInput, CallCancelInput, CallCancellation, ReduceGrantInput, SessionView, TaskAction, TaskIdInput, TasksQuery, TaskView, TasksView } from './tasks';
 import { errorCodes, type ErrorCode } from './errors';
@@ -199,6 +200,9 @@ export const operations = {
   // Agents' calls waiting for the operator (operator only).
   listApprovals: { method: 'GET', path: '/approvals', input: NoInput, output: ApprovalsView, audience: 'operator' },
   decideApproval: { method: 'POST', path: '/approvals/:id', input: ApprovalDecisionInput, output: ApprovalView, audience: 'operator' },
+  // What MCP servers ask of the operator during a call: elicitation, sampling (shared/serverAsks.ts). Operator only: Capstan never answers for a person.
+  listAsks: { method: 'GET', path: '/asks', input: NoInput, output: ServerAsksView, audience: 'operator' },
+  answerAsk: { method: 'POST', path: '/asks/:id', input: AnswerAskInput, output: ServerAskView, audience: 'operator' },
   verifyLedger: { method: 'GET', path: '/ledger/verify', input: NoInput, output: LedgerVerification, audience: 'operator' },
   checkEvidence: { method: 'POST', path: '/ledger/evidence', input: EvidenceCheckInput, output: EvidenceCheck, audience: 'operator' },
 

@@ -45,6 +45,8 @@ export const errorCodes = {
   },
   APPROVAL_NOT_FOUND: { status: 404, meaning: 'No approval with that id is pending or among the recent ones.' },
   APPROVAL_NOT_PENDING: { status: 409, meaning: 'The approval was already approved, denied, expired or withdrawn; `status` says which.' },
+  ASK_NOT_FOUND: { status: 404, meaning: "No question from an MCP server (an elicitation or sampling request) with that id is pending or among the recent ones." },
+  ASK_NOT_PENDING: { status: 409, meaning: 'The question from the MCP server was already answered, or expired, or was withdrawn (its call ended, or the server took it back); `status` says which.' },
   CAPABILITY_NOT_FOUND: { status: 404, meaning: "The reference names a capability that is not in the task's snapshot." },
   STALE_CAPABILITY: {
     status: 409,

@@ -8,6 +8,7 @@ import { CatalogEntry, Diagnostic, ProviderInfo } from './capability';
 import { HarnRunSummary, HarnUpdate } from './harn';
 import { LedgerEntry } from './ledger';
 import { ResourceUpdated } from './resources';
+import { AskChanged } from './serverAsks';
 import { ServerLogAppended } from './serverLog';
 import { TaskView } from './tasks';
 
@@ -87,7 +88,7 @@ export const HarnRunChanged = z.object({ type: z.literal('harn'), run: HarnRunSu
  */
 export const ExecutionsChanged = z.object({ type: z.literal('executions'), revision: z.number().int().nonnegative(), cleared: z.boolean() });
 
-export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged, HarnRunChanged, ExecutionsChanged, ServerLogAppended, ResourceUpdated]);
+export const CapstanEvent = z.discriminatedUnion('type', [CatalogChanged, LedgerAppended, TaskChanged, CallProgress, ApprovalChanged, HarnRunChanged, ExecutionsChanged, ServerLogAppended, ResourceUpdated, AskChanged]);
 export type CapstanEvent = z.infer<typeof CapstanEvent>;
 
 /** Where HTTP clients read the event stream (IPC uses IPC_EVENT_CHANNEL from ipc.ts). */

@@ -23,6 +23,9 @@ export const LedgerKind = z.enum([
   'pin_set',
   'contract_held',
   'pin_accepted',
+  // A server's question to the operator during a call (elicitation, sampling: electron/services/serverAsks.ts), and how it ended.
+  'server_asked',
+  'server_answered',
 ]);
 export type LedgerKind = z.infer<typeof LedgerKind>;
 

@@ -50,6 +50,10 @@ export function entrySummary({ kind, details: d }: LedgerEntry): string {
       return join(`held: ${text(d.hold)}`, Array.isArray(d.changed) ? d.changed.join(', ') : '', digest('now', d.currentHash));
     case 'pin_accepted':
       return join('accepted by the operator', digest('pin', d.hash));
+    case 'server_asked':
+      return join(`${text(d.server)} asks the operator (${text(d.ask)}${d.mode ? ` ${text(d.mode)}` : ''})`, text(d.caller) ? `during ${text(d.caller)}'s call` : '', digest('message', d.messageDigest));
+    case 'server_answered':
+      return join(text(d.answer), `after ${seconds(d.waitedMs)}`, text(d.reason), digest('content', d.contentDigest));
   }
 }
 
@@ -60,6 +64,7 @@ export function entryTone({ kind, details }: LedgerEntry): 'ok' | 'bad' | 'warn'
   if (status === 'ok' || status === 'succeeded') return 'ok';
   if (status === 'error' || status === 'failed' || status === 'outcome_unknown') return 'bad';
   if (kind === 'approval_decided') return details.decision === 'approved' ? 'ok' : 'warn';
+  if (kind === 'server_answered') return details.answer === 'accepted' ? 'ok' : 'warn';
   if (status === 'refused' || status === 'cancelled' || status === 'superseded' || kind === 'cancellation') return 'warn';
   return 'plain';
 }

@@ -32,6 +32,7 @@ import type { Database } from '../store/database';
 import { saveProviderSwitch, saveRevocation } from '../store/catalogPolicy';
 import { readConsoleSettings, writeConsoleSettings } from '../store/settings';
 import type { Approvals } from './approvals';
+import type { ServerAsks } from './serverAsks';
 import type { CallContext, CallService } from './calls';
 import { strategyFor, type Confirmation } from './confirmation';
 import { searchCatalog, type Discovery } from './discovery';
@@ -62,6 +63,7 @@ export function createApiHandlers(parts: {
   calls: CallService;
   confirmation: Confirmation;
   approvals: Approvals;
+  asks: ServerAsks;
   discovery: Discovery;
   tasks: TaskRuntime;
   ledger: Ledger;
@@ -72,7 +74,7 @@ export function createApiHandlers(parts: {
   history: ExecutionHistory;
   resources: ResourceService;
 }): ApiHandlers {
-  const { catalog, db, discovery, tasks, ledger, mcp, approvals, agents, harn, history, calls, confirmation, pins, resources } = parts;
+  const { catalog, db, discovery, tasks, ledger, mcp, approvals, asks, agents, harn, history, calls, confirmation, pins, resources } = parts;
   const view = () => ({
     catalogGeneration: catalog.generation,
     loading: catalog.loading(),
@@ -174,6 +176,8 @@ export function createApiHandlers(parts: {
     reduceGrant: async ({ id, grant }) => tasks.reduceGrant(id, grant).view(),
     getLedger: async (query) => ({ entries: ledger.query(query), lastSeq: ledger.lastSeq }),
     listApprovals: async () => approvals.list(),
+    listAsks: async () => asks.list(),
+    answerAsk: async (input) => asks.answer(input),
     decideApproval: (input, context) => confirmation.decide(input, context.confirm ?? strategyFor(context.principal)),
     verifyLedger: async () => ledger.verify(),
     checkEvidence: async ({ requestId, result }, { principal }) => {

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CapstanEvent } from '../../shared/events';
+import { declaredCapabilities } from '../../electron/providers/mcp/clientSide';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { connectHttp } from '../support/mcpClient';
 import { EVERYTHING, everythingStdio, send, serverPid, startEverythingHttp, waitFor, waitForProvider, type Json } from '../support/mcp';
@@ -19,8 +20,8 @@ describe('server-everything over stdio', () => {
   }, 60_000);
   afterAll(() => gateway?.stop());
 
-  it('lists every tool with its schema and the annotations it declared', async () => {
-    const direct = new Client({ name: 'test', version: '1' });
+  it('lists every tool with its schema and the annotations it declared, as the server shows them to a client declaring what Capstan declares', async () => {
+    const direct = new Client({ name: 'test', version: '1' }, { capabilities: declaredCapabilities(true) });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
     const { tools } = await direct.listTools();
     await direct.close();

@@ -55,6 +55,8 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
   let lastHeard = started;
   const deadline = () => new Date(Math.min(lastHeard + settings.timeoutMs, started + settings.toolTimeoutMs)).toISOString();
   let result: CallToolResult;
+  // What the server asks while this runs (an elicitation) is this call's, and is withdrawn when it ends.
+  const ended = settings.clientSide?.callStarted(requestId);
   try {
     result = await connection.client.callTool(
       { name: tool, arguments: args, _meta: { requestId, [TRACEPARENT_META_KEY]: traceparent(requestId) } },
@@ -77,6 +79,8 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
     );
   } catch (error) {
     throw await stopped(error, parts, capability, signal, mutating);
+  } finally {
+    ended?.();
   }
   return answer(result, capability, settings.maxResultBytes);
 }

@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import type { Client, ClientCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { LogLevel } from '../../../shared/serverLog';
 import type { ServerLogLine } from '../../../shared/serverLog';
+import { installAskHandlers, type AskOperator } from './asks';
 import { ProtocolLog } from './protocolLog';
 import { ServerLog } from './serverLog';
 
@@ -25,6 +26,20 @@ export interface ClientSideParts {
   roots: readonly string[];
   secrets(): readonly string[];
   onLogLine(line: ServerLogLine): void;
+  /** How the server's elicitation and sampling requests reach the operator; without it, neither is declared. */
+  ask?: AskOperator | undefined;
+}
+
+/**
+ * What Capstan declares to a server: roots (with list_changed), and, when the operator can be
+ * asked, form elicitation (SEP-1034 defaults applied to what the operator leaves out), URL
+ * elicitation and sampling answered by hand.
+ */
+export function declaredCapabilities(asks: boolean): ClientCapabilities {
+  return {
+    roots: { listChanged: true },
+    ...(asks ? { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } : {}),
+  };
 }
 
 export class McpClientSide {
@@ -33,8 +48,10 @@ export class McpClientSide {
   #roots: readonly string[];
   /** The connected client, while there is one. */
   #client: Client | undefined;
+  /** Capstan's calls to the server now running, by requestId: aborted when each ends, withdrawing what the server asked during it. */
+  readonly #calls = new Map<string, AbortController>();
 
-  constructor(parts: ClientSideParts) {
+  constructor(private readonly parts: ClientSideParts) {
     this.#roots = [...parts.roots];
     this.log = new ServerLog({ server: parts.server, secrets: parts.secrets, onLine: parts.onLogLine });
     this.protocol = new ProtocolLog(parts.server, parts.secrets);
@@ -42,7 +59,7 @@ export class McpClientSide {
 
   /** Exactly what the handlers below answer. */
   capabilities(): ClientCapabilities {
-    return { roots: { listChanged: true } };
+    return declaredCapabilities(this.parts.ask !== undefined);
   }
 
   /** Sets up a new connection's handlers and capture, before it connects. */
@@ -50,6 +67,27 @@ export class McpClientSide {
     this.protocol.capture(transport);
     client.setRequestHandler('roots/list', () => ({ roots: this.#roots.map((path) => ({ uri: pathToFileURL(path).href, name: basename(path) || path })) }));
     client.setNotificationHandler('notifications/message', (notification) => this.log.add(notification.params));
+    if (this.parts.ask) installAskHandlers(client, { server: this.parts.server, ask: this.parts.ask, callFor: () => this.#callNow() });
+  }
+
+  /**
+   * A call to the server starts (calls.ts): what the server asks while it runs belongs to it, and
+   * is withdrawn when it ends. Returns the function that says it ended.
+   */
+  callStarted(requestId: string): () => void {
+    const running = new AbortController();
+    this.#calls.set(requestId, running);
+    return () => {
+      running.abort('its call ended');
+      if (this.#calls.get(requestId) === running) this.#calls.delete(requestId);
+    };
+  }
+
+  /** The call a request from the server belongs to: the one running, when exactly one is. */
+  #callNow(): { requestId: string | null; ended: AbortSignal | null } {
+    if (this.#calls.size !== 1) return { requestId: null, ended: null };
+    const [requestId, running] = [...this.#calls][0]!;
+    return { requestId, ended: running.signal };
   }
 
   /** The connection is up: the operator's log level is asked for again. */

@@ -13,6 +13,7 @@ import type { LogLevel, ServerLogAppended, ServerLogQuery, ServerLogView } from 
 import type { Catalog } from '../../catalog/catalog';
 import { ConfigError, readRawConfig, writeConfig } from '../../config';
 import type { Logger } from '../../logger';
+import type { AskOperator } from './asks';
 import type { CallParts } from './calls';
 import { McpClientSide } from './clientSide';
 import { McpServerProvider } from './provider';
@@ -33,6 +34,8 @@ export interface McpServersParts {
   toolPolicy?: { rules(): readonly ToolPolicyRule[]; apply(rules: readonly ToolPolicyRule[]): Promise<void> };
   /** Where each server's log lines go as they arrive (the host's event bus). */
   publish?: (event: ServerLogAppended) => void;
+  /** How a server's elicitation and sampling requests reach the operator (services/serverAsks.ts); without it they are not declared. */
+  ask?: AskOperator;
 }
 
 /** The new policy of one server, as the console sends it. */
@@ -309,6 +312,7 @@ export class McpServers {
         roots: entry.roots ?? [],
         secrets: () => secretValues(this.#providers.get(name)?.settings.entry ?? entry),
         onLogLine: (line) => this.parts.publish?.({ type: 'serverLog', server: name, line }),
+        ask: this.parts.ask,
       });
       this.#sides.set(name, side);
     } else side.setRoots(entry.roots ?? []);
