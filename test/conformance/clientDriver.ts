@@ -11,12 +11,22 @@
  * node's own type stripping cannot resolve.
  */
 import { randomUUID } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/client';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InsufficientScopeError, UnauthorizedError, type Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { callMcpTool } from '../../electron/providers/mcp/calls';
 import { McpConnection } from '../../electron/providers/mcp/connection';
+import { connectionAuth } from '../../electron/providers/mcp/oauth/bearer';
+import { ServerOAuth, SignInRequiredError } from '../../electron/providers/mcp/oauth/provider';
+import { signIn } from '../../electron/providers/mcp/oauth/signIn';
+import { TokenStore } from '../../electron/providers/mcp/oauth/tokenStore';
 import { mcpSettings, type McpSettings } from '../../electron/providers/mcp/settings';
 import { StderrTail } from '../../electron/providers/mcp/stderrTail';
+
+/** Where an operator would publish Capstan's Client ID Metadata Document; the suite's CIMD scenario expects this one. */
+const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
 
 interface ToolCall {
   name: string;
@@ -59,15 +69,63 @@ async function main(): Promise<void> {
   const url = z.url().parse(process.argv[2]);
   const context = readContext(scenario);
   const settings = mcpSettings('conformance', { url });
-  const connection = await McpConnection.open(settings, { onLost: () => {}, onToolsChanged: () => {}, stderr: new StderrTail() });
+  const oauth = scenario.startsWith('auth/') ? oauthFor(url, context) : undefined;
+  const connection = await withSignIn(oauth, () =>
+    McpConnection.open(settings, { onLost: () => {}, onToolsChanged: () => {}, stderr: new StderrTail() }, undefined, oauth && connectionAuth(oauth)),
+  );
   try {
-    const tools = await connection.listTools(settings.timeoutMs);
+    const tools = await withSignIn(oauth, () => connection.listTools(settings.timeoutMs));
     for (const { name, arguments: args } of callsFor(scenario, context, tools)) {
-      await call(settings, connection, name, args);
+      await withSignIn(oauth, () => call(settings, connection, name, args));
     }
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Capstan's OAuth client for the scenario's server, its tokens in a throwaway folder; a
+ * pre-registered client when the scenario hands one over, and a Client ID Metadata Document URL
+ * (used only where the authorization server takes CIMD), as an operator would configure them.
+ */
+function oauthFor(url: string, context: Context): ServerOAuth {
+  const store = new TokenStore(mkdtempSync(join(tmpdir(), 'capstan-conformance-oauth-')));
+  return new ServerOAuth('conformance', url, store, {
+    clientId: context.client_id,
+    clientSecret: context.client_secret,
+    clientMetadataUrl: CIMD_URL,
+  });
+}
+
+/**
+ * Runs a step; when it fails for want of a sign-in (no tokens, refused tokens, insufficient
+ * scope), signs in as the operator would, the browser stand-in following the redirect, and tries
+ * again. Capstan's own retry limit (signIn.ts) ends a server that keeps asking.
+ */
+async function withSignIn<T>(oauth: ServerOAuth | undefined, step: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!oauth || attempt >= 5 || !wantsSignIn(error)) throw error;
+      await signIn(oauth, { open: browserStandIn, timeoutMs: 10_000 });
+    }
+  }
+}
+
+const wantsSignIn = (error: unknown): boolean => {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth += 1) {
+    if (cause instanceof SignInRequiredError || cause instanceof InsufficientScopeError || cause instanceof UnauthorizedError) return true;
+  }
+  return false;
+};
+
+/** The person's browser: the suite's authorization server approves at once, so follow its redirect to Capstan's loopback listener. */
+async function browserStandIn(authorizationUrl: URL): Promise<void> {
+  const approval = await fetch(authorizationUrl, { redirect: 'manual' });
+  const location = approval.headers.get('location');
+  if (!location) throw new Error(`the authorization server answered ${approval.status} without a redirect`);
+  await fetch(new URL(location, authorizationUrl));
 }
 
 /** What to call: the context's list, else the scenario's known calls, else every tool listed with no arguments. */

@@ -12,6 +12,7 @@ import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Pri
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { childEnvironment } from '../childEnvironment';
 import { OutputSchemaValidator } from './outputSchemas';
+import type { HttpAuth } from './oauth/bearer';
 import type { McpSettings } from './settings';
 import type { StderrTail } from './stderrTail';
 
@@ -47,8 +48,9 @@ export class McpConnection {
     readonly outputSchemas: OutputSchemaValidator,
   ) {}
 
-  static async open(settings: McpSettings, events: ConnectionEvents, prior?: PriorDiscovery): Promise<McpConnection> {
-    const transport = createTransport(settings, events.stderr);
+  /** `auth`: an OAuth-protected URL server's bearer token and refresh (oauth/bearer.ts). */
+  static async open(settings: McpSettings, events: ConnectionEvents, prior?: PriorDiscovery, auth?: HttpAuth): Promise<McpConnection> {
+    const transport = createTransport(settings, events.stderr, auth);
     const outputSchemas = new OutputSchemaValidator();
     const side = settings.clientSide;
     const client = new Client(CLIENT_INFO, {
@@ -128,10 +130,10 @@ export class McpConnection {
   }
 }
 
-function createTransport(settings: McpSettings, stderr: StderrTail): Transport {
+function createTransport(settings: McpSettings, stderr: StderrTail, auth?: HttpAuth): Transport {
   const { entry } = settings;
   if (settings.transport === 'http') {
-    return new StreamableHTTPClientTransport(new URL(entry.url!), { requestInit: { headers: entry.headers ?? {} } });
+    return new StreamableHTTPClientTransport(new URL(entry.url!), { requestInit: { headers: entry.headers ?? {} }, ...(auth ? { authProvider: auth.authProvider, fetch: auth.fetch } : {}) });
   }
   const transport = new InPlaceStdioTransport({
     command: entry.command!,
