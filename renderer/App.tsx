@@ -21,6 +21,8 @@ import { RegistryCounts } from './features/registry/RegistryCounts';
 import { RegistryPane } from './features/registry/RegistryPane';
 import { isToolEntry, useRegistry, type RegistryEntry, type SkillEntry } from './features/registry/useRegistry';
 import { SettingsDialog } from './features/settings/SettingsDialog';
+import { PromptDetail, type PromptEntry } from './features/prompt-detail/PromptDetail';
+import { ResourceDetail, type ResourceEntry } from './features/resource-detail/ResourceDetail';
 import { SkillDetail } from './features/skill-detail/SkillDetail';
 import { ToolDetail } from './features/tool-detail/ToolDetail';
 import { useConsoleUi } from './state/uiStore';
@@ -120,7 +122,8 @@ function SelectedCapability({ byId }: { byId: ReadonlyMap<string, RegistryEntry>
         <p className="muted">
           The states say what this console lets you do: <strong>one-click</strong> tools run here with Execute,{' '}
           <strong>view only</strong> ones are for inspecting here (whether a tool writes data is its own badge), and <strong>locked</strong> ones
-          run after you review and confirm the exact call. <strong>Skills</strong> are text for models: the console inspects them.
+          run after you review and confirm the exact call. <strong>Skills</strong> are text for models: the console inspects them. An MCP
+          server&apos;s <strong>resources</strong> are read and its <strong>prompts</strong> got from their own views.
         </p>
       </div>
     );
@@ -136,5 +139,8 @@ function SelectedCapability({ byId }: { byId: ReadonlyMap<string, RegistryEntry>
     );
   }
   // A fresh view per capability: arguments typed for one tool never leak into another.
-  return isToolEntry(entry) ? <ToolDetail key={entry.id} entry={entry} /> : <SkillDetail key={entry.id} entry={entry as SkillEntry} />;
+  if (isToolEntry(entry)) return <ToolDetail key={entry.id} entry={entry} />;
+  if (entry.contract.kind === 'resource' || entry.contract.kind === 'resourceTemplate') return <ResourceDetail key={entry.id} entry={entry as ResourceEntry} />;
+  if (entry.contract.kind === 'prompt') return <PromptDetail key={entry.id} entry={entry as PromptEntry} />;
+  return <SkillDetail key={entry.id} entry={entry as SkillEntry} />;
 }

@@ -15,6 +15,7 @@ import { applyApproval } from './features/approvals/approvalCache';
 import { refreshApprovals } from './features/approvals/useApprovals';
 import { createExecutionsFeed } from './features/executions/executionsFeed';
 import { applyServerLogLine } from './features/providers/useServerLog';
+import { applyResourceUpdate } from './features/resource-detail/resourceUpdates';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
 import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
@@ -52,6 +53,7 @@ export function useLiveUpdates(): void {
         else if (event.type === 'approval') applyApproval(client, event.approval);
         else if (event.type === 'executions') executions.push(event);
         else if (event.type === 'serverLog') applyServerLogLine(client, event);
+        else if (event.type === 'resourceUpdated') applyResourceUpdate(event);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
           if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);

@@ -17,7 +17,7 @@ export interface UrlView {
 }
 
 const FILTERS: readonly ToolFilter[] = ['all', 'low-risk', 'confirm'];
-const KINDS: readonly KindFilter[] = ['all', 'tool', 'skill'];
+const KINDS: readonly KindFilter[] = ['all', 'tool', 'skill', 'resource', 'resourceTemplate', 'prompt'];
 /** Anything longer is not a link anyone wrote: ignored rather than trusted. */
 const MAX_VALUE = 300;
 
