@@ -16,7 +16,7 @@ export const LAYERS = [
   ['providers', ['electron/providers/']],
   ['catalog', ['electron/catalog/']],
   ['store', ['electron/store/']],
-  ['foundation', ['electron/config', 'electron/allowEntry', 'electron/gatewayFile', 'electron/logger', 'electron/paths']],
+  ['foundation', ['electron/config', 'electron/allowEntry', 'electron/gatewayFile', 'electron/logger', 'electron/paths', 'electron/telemetry/']],
   ['contract', ['shared/']],
 ];
 

@@ -10,6 +10,7 @@ import { Grant } from '../shared/capability';
 import { McpServerEntry, McpServerName, ToolPolicyRule } from '../shared/mcp';
 import { HarnConfig } from '../shared/harn';
 import { parseAllowEntry } from './allowEntry';
+import { TelemetryConfig } from './telemetry/settings';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -115,6 +116,8 @@ export const CapstanConfig = z.strictObject({
   toolPolicy: z.array(ToolPolicyRule).default([]),
   /** How to start Harn for a run (`POST /harn/runs`): `<command> <args...> <script>`. */
   harn: HarnConfig.default(HarnConfig.parse({})),
+  /** OpenTelemetry export (electron/telemetry/settings.ts): off unless this or OTEL_EXPORTER_OTLP_* turns it on. */
+  telemetry: TelemetryConfig.optional(),
 });
 export type CapstanConfig = z.output<typeof CapstanConfig>;
 
@@ -177,7 +180,7 @@ export function writeConfig(dataDir: string, raw: Record<string, unknown>): Caps
  * to it is reported as needing a restart.
  */
 export const LIVE_SETTINGS = ['grants', 'agentGrants', 'quotas', 'admission', 'httpCheck', 'toolPolicy', 'mcpServers'] as const satisfies readonly (keyof CapstanConfig)[];
-export const RESTART_SETTINGS = ['skillsDirs', 'skills', 'cancellation', 'approvals', 'mcp', 'harn', 'disabledProviders'] as const satisfies readonly (keyof CapstanConfig)[];
+export const RESTART_SETTINGS = ['skillsDirs', 'skills', 'cancellation', 'approvals', 'mcp', 'harn', 'disabledProviders', 'telemetry'] as const satisfies readonly (keyof CapstanConfig)[];
 
 /** How long config.json must be quiet before an edit is read: an editor's save is several events. */
 export const CONFIG_WATCH_DEBOUNCE_MS = 250;

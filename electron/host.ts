@@ -37,6 +37,9 @@ import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
 import { PinStore } from './store/pinStore';
 import { TaskStore } from './store/taskStore';
+import { feedTelemetry } from './services/telemetryFeeds';
+import { resolveTelemetrySettings } from './telemetry/settings';
+import { Telemetry } from './telemetry/telemetry';
 
 export interface HostOptions {
   dataDir: string;
@@ -76,6 +79,8 @@ export interface Host {
   asks: ServerAsks;
   /** Recent executions: the operator's own calls with their arguments and results (never in the ledger). */
   history: ExecutionHistory;
+  /** OpenTelemetry export: traces, the ledger as a log stream, metrics (off unless configured). */
+  telemetry: Telemetry;
   handlers: ApiHandlers;
   logger: Logger;
   /**
@@ -193,8 +198,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     log: logger.child({ component: 'executions' }),
     onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
   });
+  const telemetry = new Telemetry(resolveTelemetrySettings(config.telemetry));
+  const stopTelemetry = feedTelemetry({ telemetry, ledger, catalog, approvals });
   const confirmation = new Confirmation(new Challenges(), approvals);
-  const calls = new CallService({ catalog, confirmation, tasks, ledger, history });
+  const calls = new CallService({ catalog, confirmation, tasks, ledger, history, telemetry });
   const resources = new ResourceService({ catalog, tasks, ledger, events });
   // Harn scripts call tools through the same dispatch as every other way in (a run starts only
   // once the handlers below exist).
@@ -227,10 +234,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     asks,
     harn,
     history,
+    telemetry,
     handlers,
     logger,
     close: async () => {
       stopWatching();
+      stopTelemetry();
       // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
       const ending = Promise.all([resources.close(), mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.
@@ -239,7 +248,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       ledger.flush();
       history.close();
       db.close();
-      await ending;
+      // What is queued still goes out (within a bound), after the ledger's last entries.
+      await Promise.all([ending, telemetry.shutdown()]);
     },
   };
 }

@@ -77,6 +77,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
       follow: { type: 'boolean', short: 'f', default: false },
       after: { type: 'string', default: '0' },
       json: { type: 'boolean', default: false },
+      against: { type: 'string' },
     },
     strict: true,
   });
@@ -90,6 +91,10 @@ async function ledgerCommand(args: string[]): Promise<void> {
   try {
     if (sub === 'verify' || sub === 'reseal') {
       const result = sub === 'verify' ? ledger.verify() : ledger.reseal();
+      if (result.ok && sub === 'verify' && values.against !== undefined) {
+        process.exitCode = (await import('./ledgerAgainst')).verifyAgainst(ledger, values.against);
+        return;
+      }
       if (result.ok) {
         const sealed = sub === 'verify' ? `sealed at seq ${result.sealedSeq}` : 'ledger.head resealed at this head';
         process.stdout.write(`ledger ok: ${result.entries} entries, chain verified up to seq ${result.lastSeq}, ${sealed}\n`);

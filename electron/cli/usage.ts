@@ -22,7 +22,10 @@ export const SERVE_USAGE = `  serve    Run the gateway and serve the console on 
 
 export const LEDGER_USAGE = `  ledger verify    Check the ledger's hash chain, each entry's keyed MAC and the keyed checkpoint
                    (ledger.head); exit 1 and name what is broken: an edited, deleted, unlinked or
-                   forged entry, a truncated or rewritten tail, a missing or tampered checkpoint
+                   forged entry, a truncated or rewritten tail, a missing or tampered checkpoint;
+                   --against FILE then checks an exported audit stream (the ledger's OpenTelemetry
+                   log records, OTLP JSON, one export request a line) holds the ledger's entries,
+                   unaltered and in order (exit 1 names the first that differs)
   ledger reseal    Accept the ledger as it is and seal its head (after restoring a backup, or for
                    a ledger older than ledger.head); refused unless the chain and MACs hold
   ledger tail      Print the last entries, one readable line each: seq, time, kind, principal,
@@ -115,7 +118,7 @@ export const RESOURCES_USAGE = `  resources        The MCP servers' resources an
 const SYNOPSES: Record<string, Record<string, string>> = {
   serve: { '': 'capstan serve [--port N] [--host H] [--token-file F] [--data-dir DIR] [--skills-dir D] [--log-level L]' },
   ledger: {
-    verify: 'capstan ledger verify [--data-dir DIR]',
+    verify: 'capstan ledger verify [--against FILE] [--data-dir DIR]',
     reseal: 'capstan ledger reseal [--data-dir DIR]',
     tail: 'capstan ledger tail [-n N] [--follow] [--json] [--data-dir DIR]',
     export: 'capstan ledger export [--after SEQ] [--data-dir DIR]',

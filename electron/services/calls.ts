@@ -23,6 +23,9 @@ import type { Ledger } from '../runtime/ledger';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
 import type { ExecutionHistory } from '../store/executionHistory';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { IncomingTrace } from '../telemetry/trace';
+import { traceCall, type CallTrace } from './callTrace';
 import { strategyFor, type Confirmation, type ConfirmationStrategy } from './confirmation';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -48,6 +51,8 @@ export interface CallContext {
   scope?: CallScope | undefined;
   /** Aborts when the caller cancels or goes away before its answer (the runtime's `callerGone`). */
   signal?: AbortSignal | undefined;
+  /** The caller's W3C trace context (an HTTP header, MCP `_meta`, Harn), continued by the call's trace (callTrace.ts). */
+  trace?: IncomingTrace | undefined;
 }
 
 /**
@@ -75,6 +80,7 @@ interface Parts {
   tasks: TaskRuntime;
   ledger: Ledger;
   history: ExecutionHistory;
+  telemetry: Telemetry;
 }
 
 export class CallService {
@@ -84,14 +90,18 @@ export class CallService {
     assertRequestIdFree(this.parts.ledger, context);
     const { catalog, history } = this.parts;
     const capabilityOf = () => (context.scope ? call.tool : catalog.resolveTool(call.tool).contract.id);
-    return history.track(call, context, (confirmed) => this.#run(call, context, confirmed), capabilityOf);
+    const { requestId, principal } = context;
+    return traceCall(this.parts.telemetry, { tool: call.tool, requestId, principal, incoming: context.trace }, (trace) =>
+      history.track(call, context, (confirmed) => this.#run(call, context, confirmed, trace), capabilityOf),
+    );
   }
 
-  async #run(call: ToolCall, context: CallContext, confirmed: () => void): Promise<ToolCallResponse> {
+  async #run(call: ToolCall, context: CallContext, confirmed: () => void, trace: CallTrace): Promise<ToolCallResponse> {
     const { confirmation, tasks, ledger } = this.parts;
     const { requestId, log, principal, scope } = context;
-    const { task, live, reference } = scope ? this.#inScope(call, scope) : this.#byName(call);
+    const { task, live, reference } = trace.step('capstan.policy', () => (scope ? this.#inScope(call, scope) : this.#byName(call)));
     const { contract, tool } = live;
+    trace.resolved(contract, task);
     const argumentsDigest = ledger.digest(call.arguments);
     // Debug: at the default level a call has one line, when it ends ('tool call finished', or
     // 'request failed' with its code), so a busy gateway does not write three lines per call.
@@ -110,14 +120,16 @@ export class CallService {
         callerGone: context.signal,
         confirm: contract.needConfirm
           ? async (stopped) => {
-              const facts = await confirm(stopped);
+              const strategy = context.confirm ?? strategyFor(principal);
+              const facts = await trace.wait(strategy.kind === 'approval' ? 'capstan.approval' : 'capstan.confirmation', () => confirm(stopped));
               confirmed();
               return facts;
             }
           : undefined,
       },
-      (signal) => tool.definition.run(call.arguments, { signal, requestId, mutating }),
+      (signal) => trace.provider(async () => tool.definition.run(call.arguments, { signal, requestId, mutating })),
     );
+    trace.ended(outcome.status);
     // The duration the ledger records goes with the failure, so a run's record says the same.
     if (outcome.status !== 'ok') throw outcome.error.inTask(task.id).ranFor(outcome.durationMs);
     log.info({ tool: contract.id, taskId: task.id, durationMs: outcome.durationMs }, 'tool call finished');

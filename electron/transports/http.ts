@@ -31,6 +31,7 @@ import { DEFAULT_AGENT_QUOTAS, DEFAULT_MCP_SESSION_IDLE_MS } from '../config';
 import type { AgentQuotas } from '../services/quotas';
 import { MCP_PATH, mcpEndpoint } from './mcp/http';
 import { allowedOrigin, hostMatcher } from './origin';
+import { incomingTraceOf } from '../telemetry/trace';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -197,7 +198,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
           reply.raw.once('close', () => {
             if (!reply.raw.writableFinished) gone.abort('the client went away before its answer');
           });
-          const answer = await dispatch(options.handlers, operation, input, { requestId: request.requestId, log: request.log, principal: principalOf(request), signal: gone.signal });
+          const context = { requestId: request.requestId, log: request.log, principal: principalOf(request), signal: gone.signal, trace: incomingTraceOf(request.headers) };
+          const answer = await dispatch(options.handlers, operation, input, context);
           request.loggedByCall = operation === 'callTool' && answer.ok;
           return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
         },

@@ -2,8 +2,9 @@
  * One tool call to an MCP server, as the `run` of its tool definition: the runtime has already
  * checked the task, grant, mutation gate and confirmation, and records the outcome.
  *
- * - The call carries the requestId and a W3C `traceparent` (its trace id derived from the
- *   requestId, so either finds the other) in `_meta`.
+ * - The call carries the requestId and a W3C `traceparent` in `_meta`: the provider call's
+ *   span, so the server's own span is its child (electron/telemetry/trace.ts; with no trace,
+ *   its trace id is derived from the requestId, so either finds the other).
  * - Deadlines: the server may go `timeoutMs` without answering; each progress notification
  *   restarts that clock (the SDK's `resetTimeoutOnProgress`), and `toolTimeoutMs` bounds the
  *   whole call. The runtime's own deadline for the call sits beyond both, as a backstop.
@@ -17,12 +18,12 @@
  * - Results keep MCP's content blocks and `structuredContent`; `isError` is TOOL_ERROR with the
  *   server's answer; a result over `maxResultBytes` is RESULT_TOO_LARGE.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import { TRACEPARENT_META_KEY, type CallToolResult } from '@modelcontextprotocol/client';
 import { CapstanError } from '../../../shared/errors';
 import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
 import { isConnectionLost, isTimeout, type McpConnection } from './connection';
 import type { McpSettings } from './settings';
+import { outgoingTraceparent } from '../../telemetry/trace';
 
 /** A running call's progress, as the host publishes it (it adds the requestId and the task). */
 export interface McpProgress {
@@ -59,7 +60,7 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
   const ended = settings.clientSide?.callStarted(requestId);
   try {
     result = await connection.client.callTool(
-      { name: tool, arguments: args, _meta: { requestId, [TRACEPARENT_META_KEY]: traceparent(requestId) } },
+      { name: tool, arguments: args, _meta: { requestId, [TRACEPARENT_META_KEY]: outgoingTraceparent(requestId) } },
       {
         signal,
         timeout: settings.timeoutMs,
@@ -135,11 +136,4 @@ function networkCode(error: unknown): string | undefined {
     if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
   }
   return undefined;
-}
-
-/** W3C trace context: version 00, a trace id made from the requestId, a fresh parent id, sampled. */
-export function traceparent(requestId: string): string {
-  const traceId = createHash('sha256').update(requestId).digest('hex').slice(0, 32);
-  // randomUUID draws from a cached pool: cheaper per call than randomBytes(8).
-  return `00-${traceId}-${randomUUID().replaceAll('-', '').slice(0, 16)}-01`;
 }

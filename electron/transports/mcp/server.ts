@@ -18,6 +18,7 @@ import { isAgent, type Principal } from '../../../shared/principal';
 import type { EventBus } from '../../services/events';
 import type { Logger } from '../../logger';
 import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../../services/api';
+import { incomingTraceOf } from '../../telemetry/trace';
 import type { LoadedTools } from './loadedTools';
 import { registerDeclared } from './resources';
 import { callProgress } from './progress';
@@ -74,7 +75,9 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
     const progress = operation === 'callTool' ? callProgress(ctx, caller.requestId, events) : undefined;
     // An agent's call that needs confirmation waits for approval, reporting progress meanwhile.
     const confirm = isAgent(caller.principal) ? ({ kind: 'approval', onWaiting: progress?.onWaiting } as const) : undefined;
-    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, confirm, signal: caller.signal };
+    // A caller's W3C trace context in `_meta` is continued by the call's trace.
+    const trace = incomingTraceOf(request.params._meta);
+    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, confirm, signal: caller.signal, trace };
     let listChanged = false;
 
     let reply: Reply<OperationName>;

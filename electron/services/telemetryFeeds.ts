@@ -1,0 +1,62 @@
+/**
+ * What the host feeds its telemetry besides calls (callTrace.ts): the ledger's durable entries
+ * as the audit log stream, approval waits and ledger flushes as histograms, the gauges (catalog
+ * size, provider connections, approvals waiting), and, in Diagnostics, what export has cost:
+ * spans and records dropped by a full queue or refused by an unreachable backend.
+ */
+import type { Catalog } from '../catalog/catalog';
+import type { Ledger } from '../runtime/ledger';
+import { streamDurableEntries } from '../telemetry/ledgerStream';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { Approvals } from './approvals';
+
+/** How often Diagnostics is brought up to date with export's losses. */
+export const TELEMETRY_DIAGNOSTICS_MS = 5_000;
+const DIAGNOSTICS_SOURCE = 'telemetry';
+
+export function feedTelemetry({ telemetry, ledger, catalog, approvals }: { telemetry: Telemetry; ledger: Ledger; catalog: Catalog; approvals: Approvals }): () => void {
+  if (!telemetry.enabled) return () => undefined;
+  const { metrics } = telemetry;
+  const stopStream = streamDurableEntries(ledger, (entry) => telemetry.ledgerEntry(entry), (seconds) => metrics.ledgerFlush.record(seconds));
+  const stopWaits = ledger.onAppend((entry) => {
+    if (entry.kind === 'approval_decided' && typeof entry.details.waitedMs === 'number') {
+      metrics.approvalWait.record(entry.details.waitedMs / 1000, { 'capstan.approval.decision': String(entry.details.decision) });
+    }
+  });
+  telemetry.observe({
+    catalogSize: () =>
+      catalog.providers().flatMap((provider) =>
+        (['tools', 'skills', 'resources', 'prompts'] as const).flatMap((kind) => {
+          const count = provider[kind];
+          return typeof count === 'number' && count > 0 ? [{ provider: provider.name, kind, count }] : [];
+        }),
+      ),
+    providerStates: () => catalog.providers().map((provider) => ({ provider: provider.name, state: provider.status?.state ?? (provider.enabled ? 'ready' : 'disabled') })),
+    approvalsPending: () => approvals.list().pending.length,
+  });
+
+  let reported = '';
+  const timer = setInterval(() => {
+    const reasons = lossesOf(telemetry);
+    const key = reasons.join('\n');
+    if (key !== reported) catalog.setGatewayDiagnostics(DIAGNOSTICS_SOURCE, reasons);
+    reported = key;
+  }, TELEMETRY_DIAGNOSTICS_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    stopStream();
+    stopWaits();
+  };
+}
+
+/** One line per signal that lost anything, saying where it was going; calls were never held up. */
+export function lossesOf(telemetry: Telemetry): string[] {
+  const names = { traces: 'spans', logs: 'ledger log records', metrics: 'metric exports' } as const;
+  return Object.entries(telemetry.status().signals).flatMap(([signal, counts]) => {
+    if (!counts || (counts.dropped === 0 && counts.failed === 0)) return [];
+    const what = names[signal as keyof typeof names];
+    const parts = [counts.dropped > 0 ? `${counts.dropped} dropped (queue full)` : '', counts.failed > 0 ? `${counts.failed} not accepted by ${counts.endpoint}` : ''].filter(Boolean);
+    return [`Telemetry: ${what}: ${parts.join(', ')}; ${counts.sent} sent. Calls are not slowed; the ledger keeps every entry.`];
+  });
+}
