@@ -2,7 +2,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
 export type ToolStateName = 'executable' | 'read-only' | 'locked';
-export type CountName = 'total' | 'direct' | 'unlocked' | 'confirm' | 'skills' | 'revoked' | 'unavailable' | 'not-runnable' | 'generation' | 'diagnostics';
+export type CountName = 'total' | 'direct' | 'unlocked' | 'confirm' | 'skills' | 'resources' | 'prompts' | 'revoked' | 'unavailable' | 'not-runnable' | 'generation' | 'diagnostics';
 
 export class ConsolePage {
   /** The capability list's pane: filters, search, rows or the empty state. */

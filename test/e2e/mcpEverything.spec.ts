@@ -40,7 +40,9 @@ test("every tool server-everything lists appears, with what it declared and what
   const tools = catalog.capabilities.filter((entry) => entry.contract.provider === 'everything');
   expect(tools.map((entry) => entry.contract.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation', 'toggle-simulated-logging']));
   await expect(page.getByRole('combobox', { name: 'Provider' }).getByRole('option', { name: `everything (${tools.length})` })).toHaveCount(1);
-  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total + tools.length));
+  // The Tools figure counts tools only; its resources and prompts have figures of their own.
+  await expect(consolePage.count('total')).toHaveText(String(BUILTIN.total + tools.filter((entry) => entry.contract.kind === 'tool').length));
+  await expect(consolePage.count('prompts')).toHaveText(String(tools.filter((entry) => entry.contract.kind === 'prompt').length));
 
   // echo: read-only, so low risk, no confirmation, not mutating; not whitelisted, so read-only in this console.
   const echo = await consolePage.select('echo');

@@ -11,6 +11,7 @@ import { heldWhat } from '../pins/heldWords';
 import { Highlight } from '../search/Highlight';
 import type { MatchedFields } from '../search/useSearchResults';
 import { unavailabilityText } from './availability';
+import { CapabilityIcons } from './CapabilityIcons';
 import { SkillBadge, StateBadge } from './StateBadge';
 import type { RegistryEntry } from './useRegistry';
 
@@ -55,6 +56,7 @@ export const CapabilityCard = memo(function CapabilityCard({ entry, selected, ta
           >
             <Highlight text={contract.name} terms={termsFor('name')} />
           </button>
+          {contract.kind !== 'skill' && <CapabilityIcons icons={contract.icons} />}
         </h3>
         <StateBadge state={state} />
       </header>

@@ -33,6 +33,9 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
   // "no confirmation" stays "one-click here" plus the view-only ones.
   const unlocked = usable.filter((entry) => toolState(entry.contract, whitelist) === 'executable').length;
   const skills = entries.filter((entry) => entry.contract.kind === 'skill').length;
+  // An MCP server's resources (templates with them) and prompts: figures of their own, shown once there are some.
+  const resources = entries.filter((entry) => entry.contract.kind === 'resource' || entry.contract.kind === 'resourceTemplate').length;
+  const prompts = entries.filter((entry) => entry.contract.kind === 'prompt').length;
   const revoked = entries.filter((entry) => entry.revoked).length;
   // Tools of a server that is not connected still count above (they are in the catalog); this says how many cannot run now.
   const unavailable = entries.filter((entry) => entry.state === 'unavailable').length;
@@ -49,6 +52,8 @@ export function RegistryCounts({ entries, whitelist, generation }: RegistryCount
     },
     { key: 'confirm', label: 'Need confirmation', value: counts.needConfirm, hint: 'Locked here: each call runs only after you review and confirm it' },
     { key: 'skills', label: 'Skills', value: skills },
+    ...(resources > 0 ? [{ key: 'resources', label: 'Resources', value: resources, hint: "MCP servers' resources and resource templates: read from their detail" }] : []),
+    ...(prompts > 0 ? [{ key: 'prompts', label: 'Prompts', value: prompts, hint: "MCP servers' prompts: got with arguments from their detail" }] : []),
     ...(revoked > 0 ? [{ key: 'revoked', label: 'Revoked', value: revoked }] : []),
     ...(unavailable > 0 ? [{ key: 'unavailable', label: 'Unavailable', value: unavailable }] : []),
     ...(notRunnable > 0

@@ -4,11 +4,11 @@
  * name for it, its icons, its `_meta`).
  */
 import type { ReactNode } from 'react';
-import type { CapabilityIcon, PromptContract, ResourceContract, ResourceTemplateContract } from '../../../shared/capability';
-import type { z } from 'zod';
+import type { PromptContract, ResourceContract, ResourceTemplateContract } from '../../../shared/capability';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { unavailabilityText } from '../registry/availability';
+import { CapabilityIcons } from '../registry/CapabilityIcons';
 import { ownStateLook } from '../registry/StateBadge';
 import type { RegistryEntry } from '../registry/useRegistry';
 
@@ -49,19 +49,6 @@ export function DeclaredNotice({ entry }: { entry: RegistryEntry }) {
   );
 }
 
-/** Only icons the console may show itself (data: URIs; its page loads nothing from elsewhere). */
-export function DeclaredIcons({ icons }: { icons: readonly z.infer<typeof CapabilityIcon>[] | undefined }) {
-  const shown = (icons ?? []).filter((icon) => icon.src.startsWith('data:image/'));
-  if (shown.length === 0) return null;
-  return (
-    <span className="declared-icons">
-      {shown.slice(0, 3).map((icon) => (
-        <img key={icon.src} className="declared-icon" src={icon.src} alt="" width={20} height={20} />
-      ))}
-    </span>
-  );
-}
-
 export function DeclaredFacts({ contract, children }: { contract: ResourceContract | ResourceTemplateContract | PromptContract; children?: ReactNode }) {
   return (
     <>
@@ -69,7 +56,7 @@ export function DeclaredFacts({ contract, children }: { contract: ResourceContra
         <div className="facts__row">
           <dt>Server&apos;s name</dt>
           <dd>
-            <code>{contract.declaredName}</code> <DeclaredIcons icons={contract.icons} />
+            <code>{contract.declaredName}</code> <CapabilityIcons icons={contract.icons} />
           </dd>
         </div>
         {children}
