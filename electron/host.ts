@@ -27,7 +27,10 @@ import { ResourceService } from './services/resources';
 import { HarnRuns } from './harn/runs';
 import type { Logger } from './logger';
 import { builtinProvider, DestinationPolicy } from './providers/builtin';
+import { OAuthRegistry } from './providers/mcp/oauth/registry';
+import type { Encrypter } from './providers/mcp/oauth/tokenStore';
 import { McpServers } from './providers/mcp/servers';
+import { mcpSettings } from './providers/mcp/settings';
 import { skillsProvider } from './providers/skills';
 import { Ledger, loadLedgerKey } from './runtime/ledger';
 import { TaskRuntime } from './runtime/runtime';
@@ -55,6 +58,10 @@ export interface HostOptions {
   skillsInBackground?: boolean;
   /** Watch config.json and apply an edit made while the gateway runs (default true; see `watchConfigEdits`). */
   watchConfig?: boolean;
+  /** Seals URL servers' OAuth tokens at rest (Electron's safeStorage, from main.ts); without it the files' owner-only mode guards them. */
+  oauthEncrypter?: Encrypter;
+  /** Opens a sign-in's authorization URL in the system browser (Electron); `capstan serve` logs it and the console shows it. */
+  openBrowser?: (url: string) => void;
 }
 
 export interface Host {
@@ -69,6 +76,8 @@ export interface Host {
   tasks: TaskRuntime;
   events: EventBus;
   mcp: McpServers;
+  /** URL servers' OAuth: sign-in, sign-out, each server's state (tokens stay inside). */
+  oauth: OAuthRegistry;
   /** Harn scripts running as tasks; their children end with the host. */
   harn: HarnRuns;
   /** Agent tokens: the HTTP gateway's token check reads them on every request. */
@@ -91,7 +100,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true }: HostOptions): Promise<Host> {
+export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, openBrowser }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
   // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
@@ -110,9 +119,24 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   let ledger: Ledger;
   let pins: Pins;
   let asks: ServerAsks | undefined;
+  // A sign-in or sign-out reconnects the server, now with (or without) its tokens.
+  const reconnectIfEnabled = (name: string) => void (catalog.isEnabled(name) && mcp.reconnect(name));
+  const oauth: OAuthRegistry = new OAuthRegistry({
+    dir: join(dataDir, 'oauth'),
+    encrypter: oauthEncrypter,
+    log: logger.child({ component: 'oauth' }),
+    onSignedIn: reconnectIfEnabled,
+    onSignedOut: reconnectIfEnabled,
+    settingsOf: (name) => {
+      const entry = mcp.entry(name);
+      return entry && mcpSettings(name, entry);
+    },
+    openBrowser,
+  });
   const mcp = new McpServers({
     dataDir,
     catalog,
+    oauth,
     graceMs: config.cancellation.graceMs,
     log: logger.child({ component: 'mcp' }),
     progressFor: (requestId, capability) => progressReporter(events, ledger)(requestId, capability),
@@ -215,7 +239,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     graceMs: config.cancellation.graceMs,
     events,
   });
-  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, asks, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources });
+  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, asks, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources, oauth });
   const stopWatching = watching
     ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, applyToolPolicy, destinations, warnWideOpen })
     : () => {};
@@ -229,6 +253,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     tasks,
     events,
     mcp,
+    oauth,
     agents,
     approvals,
     asks,

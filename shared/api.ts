@@ -33,7 +33,7 @@ import {
 import { HarnRunQuery, HarnRunRequest, HarnRunsView, HarnRunView } from './harn';
 import { EvidenceCheck, EvidenceCheckInput, LedgerPage, LedgerQuery, LedgerVerification } from './ledger';
 import { ExecutionsQuery, ExecutionsView, HistorySettings } from './executions';
-import { McpServerNameInput, McpServersView, SaveMcpServerInput, SetServerPolicyInput } from './mcp';
+import { McpServerAuth, McpServerNameInput, McpServersView, SaveMcpServerInput, ServerSignIn, ServerSignOut, SetServerPolicyInput } from './mcp';
 import { ProtocolLogQuery, ProtocolLogView } from './protocolLog';
 import { AnswerAskInput, ServerAskView, ServerAsksView } from './serverAsks';
 import { ServerLogQuery, ServerLogView, SetServerLogLevelInput } from './serverLog';
@@ -186,6 +186,12 @@ export const operations = {
   setServerLogLevel: { method: 'PUT', path: '/mcp-servers/:name/log/level', input: SetServerLogLevelInput, output: ServerLogView, audience: 'operator' },
   /** The protocol view: the last JSON-RPC messages with the server, both ways, each tied to its call's requestId (shared/protocolLog.ts). */
   getProtocolLog: { method: 'GET', path: '/mcp-servers/:name/protocol', input: ProtocolLogQuery, output: ProtocolLogView, audience: 'operator' },
+  /** A URL server's OAuth state: signed in as, scopes, expiry, next refresh, the last error (never a token; shared/mcp.ts). */
+  getServerAuth: { method: 'GET', path: '/mcp-servers/:name/auth', input: McpServerNameInput, output: McpServerAuth, audience: 'operator' },
+  /** Starts an OAuth sign-in: answers with the authorization URL to open; the server reconnects when the browser comes back. */
+  signInServer: { method: 'POST', path: '/mcp-servers/:name/sign-in', input: McpServerNameInput, output: ServerSignIn, audience: 'operator' },
+  /** Forgets the server's tokens here (revoked at the authorization server where it offers revocation); the server then waits for a sign-in. */
+  signOutServer: { method: 'POST', path: '/mcp-servers/:name/sign-out', input: McpServerNameInput, output: ServerSignOut, audience: 'operator' },
 
   // Sessions, tasks and the ledger.
   listTasks: { method: 'GET', path: '/tasks', input: TasksQuery, output: TasksView, audience: 'any' },

@@ -213,7 +213,8 @@ export type Diagnostic = z.infer<typeof Diagnostic>;
 
 /** A connected provider's health (MCP servers); providers that cannot fail have none. */
 export const ProviderStatus = z.object({
-  state: z.enum(['connecting', 'ready', 'failed', 'disabled']),
+  /** `sign_in_required`: a URL server that needs an OAuth sign-in; it waits for one instead of retrying. */
+  state: z.enum(['connecting', 'ready', 'failed', 'disabled', 'sign_in_required']),
   /** Why it failed (or is reconnecting), in words; null when ready. */
   reason: z.string().nullable(),
   since: z.string(),

@@ -64,6 +64,16 @@ export const errorCodes = {
     meaning:
       "The capability's provider (an MCP server) is not connected: still connecting, or failed (the message gives the reason; it is retried with backoff). Its tools stay listed; call again once it is ready. Nothing ran.",
   },
+  MCP_SIGN_IN_REQUIRED: {
+    status: 503,
+    meaning:
+      "The capability's provider is a URL MCP server that needs an OAuth sign-in: Capstan holds no tokens for it, the authorization server refused the refresh (a revoked or expired grant), or the server asks for more scope. The message says which. Sign in from the console (Providers, Sign in) or with `capstan mcp-servers login NAME`, then call again. Nothing ran.",
+  },
+  MCP_SIGN_IN_FAILED: {
+    status: 502,
+    meaning:
+      "Signing in to a URL MCP server did not end with tokens; the message names why (resource mismatch: the server's protected resource metadata names another resource; issuer mismatch: the authorization server's metadata or answer names another issuer; retry limit reached: the server keeps asking for a scope the authorization server does not grant; the authorization server's refusal; no answer from the browser in time).",
+  },
   CAPABILITY_REVOKED: { status: 403, meaning: 'The capability is revoked for everyone; this overrides every snapshot.' },
   NOT_GRANTED: { status: 403, meaning: 'The task\'s grant is below what the operation needs; `held` and `needed` name both levels.' },
   AUTHORITY_CEILING: { status: 403, meaning: 'A grant may only shrink during a task; raising it is refused.' },

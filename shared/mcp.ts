@@ -73,6 +73,20 @@ export const McpServerEntry = z
      * none by default. Absolute paths; a change is announced with `notifications/roots/list_changed`.
      */
     roots: z.array(RootPath).max(MAX_ROOTS).optional(),
+    /**
+     * A url server's OAuth sign-in (docs/mcp-servers.md): a client registered beforehand with its
+     * authorization server (`clientId`, and `clientSecret` for a confidential one), the scope to
+     * ask for when the server names none, or where Capstan's Client ID Metadata Document is
+     * published. Without it Capstan registers itself (RFC 7591) where the server asks for OAuth.
+     */
+    oauth: z
+      .strictObject({
+        clientId: z.string().min(1).max(512).optional(),
+        clientSecret: z.string().min(1).max(4096).optional(),
+        scope: z.string().min(1).max(2048).optional(),
+        clientMetadataUrl: HttpUrl.optional(),
+      })
+      .optional(),
   })
   .superRefine((entry, context) => {
     const stdio = entry.command !== undefined;
@@ -83,6 +97,8 @@ export const McpServerEntry = z
     if (entry.type !== undefined && entry.type !== 'stdio' && !http) return problem(`"type": "${entry.type}" needs "url"`);
     if (stdio && entry.headers) return problem('"headers" are for a url server; a stdio server takes "env"');
     if (http && (entry.args || entry.env || entry.cwd)) return problem('"args", "env" and "cwd" are for a command server; a url server takes "headers"');
+    if (stdio && entry.oauth) return problem('"oauth" is for a url server');
+    if (entry.oauth?.clientSecret && !entry.oauth.clientId) return problem('"oauth.clientSecret" needs "oauth.clientId"');
   });
 export type McpServerEntry = z.infer<typeof McpServerEntry>;
 
@@ -144,6 +160,29 @@ export const SetServerPolicyInput = z.strictObject({
   tools: ServerPolicy.shape.tools.refine((tools) => Object.keys(tools).length <= 1000, 'at most 1000 tools').default({}),
   acceptNewTools: z.boolean().optional(),
 });
+
+/**
+ * A URL server's OAuth state as the console and `capstan mcp-servers` show it: never a token.
+ * `applies` is false for a stdio server or one whose entry sets its own Authorization header.
+ */
+export const McpServerAuth = z.object({
+  applies: z.boolean(),
+  state: z.enum(['not_used', 'signed_out', 'signing_in', 'signed_in']),
+  /** Who the ID token names (email, name or subject), when the authorization server gave one. */
+  signedInAs: z.string().nullable(),
+  scopes: z.array(z.string()),
+  expiresAt: z.string().nullable(),
+  /** When Capstan refreshes the access token (a minute before it expires), when it holds a refresh token. */
+  nextRefreshAt: z.string().nullable(),
+  authorizationServer: z.string().nullable(),
+  /** While signing in: the address to open in a browser. */
+  authorizationUrl: z.string().nullable(),
+  /** Why the last sign-in or refresh failed, naming what the operator can fix. */
+  lastError: z.object({ reason: z.string(), at: z.string() }).nullable(),
+});
+export type McpServerAuth = z.infer<typeof McpServerAuth>;
+export const ServerSignIn = z.object({ authorizationUrl: z.string(), auth: McpServerAuth });
+export const ServerSignOut = z.object({ revokedAtServer: z.boolean(), auth: McpServerAuth });
 
 /** What replaces a secret-looking value in every view; the last characters of long values follow it. */
 export const SECRET_MASK = '••••••••';

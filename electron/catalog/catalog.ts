@@ -408,6 +408,9 @@ export class Catalog {
       });
     }
     const status = this.#bindings.get(provider)?.provider.status?.();
+    if (status?.state === 'sign_in_required') {
+      throw new CapstanError('MCP_SIGN_IN_REQUIRED', `provider "${provider}" needs an OAuth sign-in${status.reason ? ` (${status.reason})` : ''}; sign in from the console or with \`capstan mcp-servers login ${provider}\``, { provider });
+    }
     if (status && status.state !== 'ready') {
       const why = status.state === 'failed' ? `failed${status.reason ? ` (${status.reason})` : ''}${status.retryAt ? `; next attempt at ${status.retryAt}` : ''}` : 'still connecting';
       throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${provider}" is not connected: ${why}`, { provider, state: status.state });

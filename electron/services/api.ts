@@ -22,6 +22,7 @@ import type { Catalog } from '../catalog/catalog';
 import { SKILLS_PROVIDER } from '../providers/skills';
 import { readExcerpt } from '../providers/skills/excerpt';
 import { estimateTokensYielding } from '../runtime/admission';
+import type { OAuthRegistry } from '../providers/mcp/oauth/registry';
 import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
 import { runAs } from '../runtime/principal';
@@ -73,6 +74,8 @@ export function createApiHandlers(parts: {
   agents: AgentTokens;
   history: ExecutionHistory;
   resources: ResourceService;
+  /** URL servers' OAuth sign-in and state. */
+  oauth: OAuthRegistry;
 }): ApiHandlers {
   const { catalog, db, discovery, tasks, ledger, mcp, approvals, asks, agents, harn, history, calls, confirmation, pins, resources } = parts;
   const view = () => ({
@@ -145,6 +148,9 @@ export function createApiHandlers(parts: {
     getServerLog: async ({ name, ...query }) => mcp.log(name, query),
     setServerLogLevel: ({ name, level }) => mcp.setLogLevel(name, level),
     getProtocolLog: async ({ name, ...query }) => mcp.protocol(name, query),
+    getServerAuth: async ({ name }) => parts.oauth.statusOf(name),
+    signInServer: ({ name }) => parts.oauth.signInTo(name),
+    signOutServer: ({ name }) => parts.oauth.signOutOf(name),
 
     listTasks: async (query, { principal }) => ownTasks(tasks.view(query), principal),
     taskAction: async (action, { principal }) => {

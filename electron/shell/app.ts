@@ -7,6 +7,7 @@ import { IPC_EVENT_CHANNEL } from '../../shared/ipc';
 import type { HttpGateway } from '../transports/http';
 import { createIpcDispatcher } from '../transports/ipc';
 import { createHost, type Host } from '../host';
+import { oauthShell } from './oauthShell';
 import { APP_NAME } from '../paths';
 import { announce, createLogger, parseServeOptions, startServer } from '../server';
 import { RENDERER_DIR } from './appPage';
@@ -62,7 +63,7 @@ async function start(electron: ElectronApi, args: readonly string[], env: NodeJS
 
   // Awaited: the host may load providers asynchronously.
   // The window opens with the builtins while skills load; the catalog says which providers are still loading.
-  const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger, skillsInBackground: true });
+  const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger, skillsInBackground: true, ...oauthShell(electron) });
   registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, ask: (review) => confirmWithDialog(electron.dialog, window, review) }), logger);
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.

@@ -6,4 +6,6 @@
 export type ElectronApi = Pick<
   typeof Electron.CrossProcessExports,
   'app' | 'BrowserWindow' | 'clipboard' | 'dialog' | 'ipcMain' | 'Menu' | 'nativeTheme' | 'Notification' | 'session'
->;
+> &
+  // Optional: sealing OAuth tokens and opening a sign-in's page in the system browser (oauthShell.ts).
+  Partial<Pick<typeof Electron.CrossProcessExports, 'safeStorage' | 'shell'>>;

@@ -16,7 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InsufficientScopeError, UnauthorizedError, type Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { applyElicitationDefaults } from '../../shared/elicitation';
 import { callMcpTool } from '../../electron/providers/mcp/calls';
+import type { AskAnswer, AskRequest } from '../../electron/providers/mcp/asks';
+import { McpClientSide } from '../../electron/providers/mcp/clientSide';
 import { McpConnection } from '../../electron/providers/mcp/connection';
 import { connectionAuth } from '../../electron/providers/mcp/oauth/bearer';
 import { ServerOAuth, SignInRequiredError } from '../../electron/providers/mcp/oauth/provider';
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
   const scenario = z.string().min(1).parse(process.env.MCP_CONFORMANCE_SCENARIO);
   const url = z.url().parse(process.argv[2]);
   const context = readContext(scenario);
-  const settings = mcpSettings('conformance', { url });
+  const settings = mcpSettings('conformance', { url }, new McpClientSide({ server: 'conformance', roots: [], secrets: () => [], onLogLine: () => {}, ask: operatorStandIn }));
   const oauth = scenario.startsWith('auth/') ? oauthFor(url, context) : undefined;
   const connection = await withSignIn(oauth, () =>
     McpConnection.open(settings, { onLost: () => {}, onToolsChanged: () => {}, stderr: new StderrTail() }, undefined, oauth && connectionAuth(oauth)),
@@ -120,6 +123,16 @@ const wantsSignIn = (error: unknown): boolean => {
   return false;
 };
 
+/**
+ * The person at the console, answering what the server asks during a call: a form accepted with
+ * nothing typed (the host fills the schema's defaults, as the console does with what the operator
+ * leaves out), a URL or a sampling request accepted as they are.
+ */
+async function operatorStandIn(request: AskRequest): Promise<AskAnswer> {
+  if (request.kind === 'elicitation' && request.mode !== 'url') return { action: 'accept', content: applyElicitationDefaults(request.requestedSchema, {}) };
+  return { action: 'accept', reply: 'ok' };
+}
+
 /** The person's browser: the suite's authorization server approves at once, so follow its redirect to Capstan's loopback listener. */
 async function browserStandIn(authorizationUrl: URL): Promise<void> {
   const approval = await fetch(authorizationUrl, { redirect: 'manual' });
@@ -134,13 +147,20 @@ function callsFor(scenario: string, context: Context, tools: Tool[]): ToolCall[]
   return CALLS_OF[scenario]?.(tools) ?? tools.map((tool) => ({ name: tool.name, arguments: {} }));
 }
 
-/** One call as a provider's tool makes it (requestId and traceparent in _meta, deadlines); a tool's own error is not the driver's failure. */
+/**
+ * One call as a provider's tool makes it (requestId and traceparent in _meta, deadlines). A call
+ * that fails is an outcome, as Capstan records it for the operator (printed here), not the
+ * driver's failure: the suite's checks judge what the client sent. Only a failure that wants a
+ * sign-in goes up, to withSignIn. (One case: a 2026-07-28 result without `resultType`, which the
+ * SDK refuses although the revision says to take it as complete.)
+ */
 async function call(settings: McpSettings, connection: McpConnection, tool: string, args: Record<string, unknown>) {
   const parts = { settings, connection, graceMs: 2_000, progressFor: () => () => {}, onUnreachable: () => {} };
   try {
     await callMcpTool(parts, tool, args, { signal: new AbortController().signal, requestId: `conformance-${randomUUID()}`, mutating: false });
   } catch (error) {
-    if ((error as { code?: string }).code !== 'TOOL_ERROR') throw error;
+    if (wantsSignIn(error)) throw error;
+    console.error(`the call to ${tool} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

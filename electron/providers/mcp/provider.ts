@@ -20,6 +20,8 @@ import type { ToolDefinition } from '../../catalog/tool';
 import type { Logger } from '../../logger';
 import { callMcpTool, type CallParts } from './calls';
 import { McpConnection, probeFailed } from './connection';
+import type { HttpAuth } from './oauth/bearer';
+import { signInRequired } from './oauth/provider';
 import { declaredAnnotations, declaredIcons, decideFromAnnotations, notRunnableReason } from './policy';
 import { DeclaredAccess, listDeclared, NO_DECLARED, watchDeclared, type DeclaredLists } from './resources';
 import { redact, secretValues } from './secrets';
@@ -36,6 +38,8 @@ export interface McpProviderParts {
   graceMs: number;
   progressFor: CallParts['progressFor'];
   log: Logger;
+  /** A URL server's OAuth bearer and refresh (oauth/registry.ts); none for a stdio server or one with its own Authorization header. */
+  oauth?: { authFor(settings: McpSettings): HttpAuth | undefined } | undefined;
 }
 
 export class McpServerProvider implements Provider {
@@ -154,6 +158,7 @@ export class McpServerProvider implements Provider {
         this.#settings,
         { stderr: this.#stderr, onLost: (reason) => this.#lost(attempt, reason), onToolsChanged: () => this.#relistSoon(attempt) },
         prior,
+        this.parts.oauth?.authFor(this.#settings),
       );
       this.#prior = connection.verdict;
       if (attempt !== this.#attempt) return void (await connection.close());
@@ -181,6 +186,9 @@ export class McpServerProvider implements Provider {
       // A server that closed the connection while being probed may be one that exits on any request
       // before `initialize`: the next attempt uses the plain 2025 handshake, the one after probes again.
       this.#prior = !prior && probeFailed(error) ? { kind: 'legacy' } : undefined;
+      // Waiting for a person to sign in is no failure to retry: the sign-in reconnects.
+      const signIn = signInRequired(error);
+      if (signIn) return this.#setStatus(this.#state('sign_in_required', signIn.reason));
       this.#fail(`could not connect: ${this.#reason(error)}`);
     }
   }

@@ -58,6 +58,10 @@ export function maskEntry(entry: McpServerEntry): MaskedEntry {
       return shown;
     });
   }
+  if (entry.oauth?.clientSecret) {
+    masked.push('oauth.clientSecret');
+    out.oauth = { ...entry.oauth, clientSecret: mask(entry.oauth.clientSecret) };
+  }
   if (entry.url) {
     const shown = maskUrl(entry.url, mask);
     if (shown !== entry.url) {
@@ -88,6 +92,9 @@ export function unmaskEntry(incoming: McpServerEntry, stored: McpServerEntry | u
   }
   if (incoming.args) out.args = incoming.args.map((arg, index) => keep(`args.${index}`, arg, shown?.args?.[index], stored?.args?.[index]));
   if (incoming.url) out.url = keep('url', incoming.url, shown?.url, stored?.url);
+  if (incoming.oauth?.clientSecret) {
+    out.oauth = { ...incoming.oauth, clientSecret: keep('oauth.clientSecret', incoming.oauth.clientSecret, shown?.oauth?.clientSecret, stored?.oauth?.clientSecret) };
+  }
   return out;
 }
 
@@ -103,6 +110,7 @@ export function secretValues(entry: McpServerEntry): string[] {
   }
   entry.args?.forEach((arg, index) => maskArgument(arg, entry.args![index - 1], collect));
   if (entry.url) maskUrl(entry.url, collect);
+  if (entry.oauth?.clientSecret) found.push(entry.oauth.clientSecret);
   return found.filter((value) => value.length >= 4);
 }
 

@@ -16,6 +16,7 @@ import type { Logger } from '../../logger';
 import type { AskOperator } from './asks';
 import type { CallParts } from './calls';
 import { McpClientSide } from './clientSide';
+import type { OAuthRegistry } from './oauth/registry';
 import { McpServerProvider } from './provider';
 import { decideFromAnnotations } from './policy';
 import { maskEntry, secretValues, unmaskEntry } from './secrets';
@@ -36,6 +37,8 @@ export interface McpServersParts {
   publish?: (event: ServerLogAppended) => void;
   /** How a server's elicitation and sampling requests reach the operator (services/serverAsks.ts); without it they are not declared. */
   ask?: AskOperator;
+  /** URL servers' OAuth (oauth/registry.ts): tokens on their connections, refreshed; none, and a 401 is a plain failure. */
+  oauth?: OAuthRegistry | undefined;
 }
 
 /** The new policy of one server, as the console sends it. */
@@ -295,6 +298,7 @@ export class McpServers {
       graceMs: this.parts.graceMs,
       progressFor: this.parts.progressFor,
       log: this.parts.log,
+      oauth: this.parts.oauth,
     });
     this.#providers.set(name, provider);
     await this.parts.catalog.addProvider(provider, { enabled });

@@ -18,6 +18,7 @@ const looks: Record<ProviderStatus['state'], { label: string; icon: IconName }> 
   connecting: { label: 'Connecting', icon: 'spinner' },
   failed: { label: 'Failed', icon: 'alert' },
   disabled: { label: 'Disabled', icon: 'pause' },
+  sign_in_required: { label: 'Sign-in needed', icon: 'lock' },
 };
 
 export function StatusBadge({ status }: { status: ProviderStatus }) {

@@ -25,6 +25,7 @@ const stateWords: Record<Unavailability['state'], string> = {
   connecting: 'is connecting',
   failed: 'failed',
   disabled: 'is disabled',
+  sign_in_required: 'needs sign-in',
 };
 
 /** One sentence for a card, a detail or a disabled button's description. */

@@ -22,6 +22,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { CapstanError } from '../../../../shared/errors';
 import { StoredTokens, type OAuthRecord, type TokenStore } from './tokenStore';
 
 /** A pre-registered client and sign-in choices, from the server's `oauth` entry in config.json. */
@@ -34,15 +35,25 @@ export interface OAuthClientConfig {
   clientMetadataUrl?: string | undefined;
 }
 
-/** The server needs a person to sign in (again): no tokens, or the ones it had were refused and could not be refreshed. */
-export class SignInRequiredError extends Error {
+/**
+ * The server needs a person to sign in (again): no tokens, or the ones it had were refused and
+ * could not be refreshed. A CapstanError, so a call that meets it fails with its documented code.
+ */
+export class SignInRequiredError extends CapstanError {
   constructor(
     readonly server: string,
     readonly reason: string,
   ) {
-    super(`${server} needs sign-in: ${reason}. Sign in from the console or with \`capstan mcp-servers login ${server}\``);
-    this.name = 'SignInRequiredError';
+    super('MCP_SIGN_IN_REQUIRED', `${server} needs sign-in: ${reason}. Sign in from the console or with \`capstan mcp-servers login ${server}\``, { provider: server });
   }
+}
+
+/** The SignInRequiredError behind a failure, however the SDK wrapped it. */
+export function signInRequired(error: unknown): SignInRequiredError | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth += 1) {
+    if (cause instanceof SignInRequiredError) return cause;
+  }
+  return undefined;
 }
 
 /** One sign-in in progress: where the authorization response comes back, and what opens the browser. */

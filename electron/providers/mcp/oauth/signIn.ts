@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { auth, computeScopeUnion, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import { CapstanError } from '../../../../shared/errors';
 import { describeAuthFailure } from './failures';
 import { LoopbackRedirect } from './loopbackRedirect';
 import type { ServerOAuth } from './provider';
@@ -25,13 +26,12 @@ export const MAX_STEP_UP_SIGN_INS = 2;
 export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
 /** A sign-in that did not end with tokens; the message names the cause. */
-export class SignInFailedError extends Error {
+export class SignInFailedError extends CapstanError {
   constructor(
     readonly server: string,
     readonly reason: string,
   ) {
-    super(`signing in to ${server} failed: ${reason}`);
-    this.name = 'SignInFailedError';
+    super('MCP_SIGN_IN_FAILED', `signing in to ${server} failed: ${reason}`, { provider: server });
   }
 }
 

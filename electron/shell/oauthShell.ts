@@ -1,0 +1,16 @@
+/**
+ * What the desktop app gives URL servers' OAuth (providers/mcp/oauth): tokens sealed with
+ * Electron's safeStorage (the OS keychain's key) where it is available, and a sign-in's
+ * authorization URL opened in the system browser (never in Capstan's own window).
+ */
+import type { HostOptions } from '../host';
+import type { ElectronApi } from './electronApi';
+
+export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorage' | 'shell'>): Pick<HostOptions, 'oauthEncrypter' | 'openBrowser'> {
+  return {
+    ...(safeStorage?.isEncryptionAvailable()
+      ? { oauthEncrypter: { kind: 'safeStorage', encrypt: (plain: string) => safeStorage.encryptString(plain), decrypt: (sealed: Buffer) => safeStorage.decryptString(sealed) } }
+      : {}),
+    ...(shell ? { openBrowser: (url: string) => void shell.openExternal(url).catch(() => {}) } : {}),
+  };
+}
