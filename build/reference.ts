@@ -26,6 +26,9 @@ const sections: Record<string, [title: string, anchor: string]> = {
   harn: ['Harn runs', 'harn-runs'],
   pins: ['Pinned contracts', 'pinned-contracts'],
   ledger: ['Ledger', 'ledger'],
+  resources: ['Resources and prompts', 'resources-and-prompts'],
+  prompts: ['Resources and prompts', 'resources-and-prompts'],
+  completions: ['Resources and prompts', 'resources-and-prompts'],
 };
 
 const who: Record<Audience, string> = { operator: 'operator', any: 'operator, agents' };
