@@ -238,6 +238,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     config: config.harn,
     graceMs: config.cancellation.graceMs,
     events,
+    telemetry,
   });
   const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, asks, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources, oauth });
   const stopWatching = watching

@@ -36,6 +36,7 @@ import { hitlHandler } from './hitl';
 import { findHostTool, hostTools } from './hostTools';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
 import { applyNotification, applySessionUpdate, type UpdateLog } from './updates';
+import { incomingTraceOf, type IncomingTrace } from '../telemetry/trace';
 
 /** The approvals queue: resolves once the operator approves; throws for every other end. */
 export interface HarnApprovals {
@@ -70,6 +71,8 @@ export interface BridgeRun {
   permissionTimeoutMs: number;
   /** Aborts when the run stops: a wait for the operator ends with it. */
   stopped: AbortSignal;
+  /** The run's span (runTrace.ts), parent of the script's calls unless Harn names its own in `_meta`. */
+  trace?: IncomingTrace | undefined;
   /** Sends a request to Harn (`harn.hitl.respond`); rejects on an error answer or timeout. */
   call(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
 }
@@ -164,6 +167,7 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
       // Withdrawn when the run stops (its deadline, its end) as well as when its task does.
       confirm: { kind: 'approval', signal: run.stopped },
       scope: { taskId: run.taskId, find: (task, toolName) => findHostTool(catalog, task, toolName), details: { harnScript: run.script } },
+      trace: incomingTraceOf(fieldsOf(params._meta)) ?? run.trace,
     };
     const reply =
       typeof payload !== 'object' || payload === null || Array.isArray(payload)

@@ -38,13 +38,14 @@ export interface HarnChild {
   kill(): Promise<ChildExit>;
 }
 
-export async function startChild(config: HarnConfig, script: string, handlers: ChildHandlers): Promise<HarnChild> {
+/** `environment`: variables for this run only (its trace context), besides the allowed ones. */
+export async function startChild(config: HarnConfig, script: string, handlers: ChildHandlers, environment: Record<string, string> = {}): Promise<HarnChild> {
   let child: ChildProcessWithoutNullStreams;
   try {
     child = spawn(config.command, [...config.args, script], {
       cwd: dirname(script),
       // An allowed list of the gateway's variables (never CAPSTAN_TOKEN) and config.json's `harn.env`.
-      env: childEnvironment(config.env),
+      env: { ...childEnvironment(config.env), ...environment },
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });

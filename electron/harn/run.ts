@@ -25,6 +25,7 @@ import { bridgeHandlers, type BridgeParts } from './bridge';
 import { startChild, type HarnChild } from './child';
 import { RpcCode, RpcError, RpcPeer } from './rpc';
 import { UpdateLog, type UpdateBatch } from './updates';
+import type { RunTrace } from './runTrace';
 
 /** How long `initialize` and `session/new` may take. */
 export const HANDSHAKE_TIMEOUT_MS = 30_000;
@@ -83,6 +84,8 @@ export class HarnRun implements TaskWork {
     readonly sessionId: string,
     readonly script: string,
     readonly prompt: string | null,
+    /** The run's span (runTrace.ts): its context goes to the child and to the script's calls. */
+    private readonly runTrace?: RunTrace,
   ) {
     this.log = new UpdateLog((batch) => parts.publish(this.summary(), batch));
     this.#principal = scriptPrincipal(script);
@@ -100,13 +103,19 @@ export class HarnRun implements TaskWork {
       log: this.log,
       permissionTimeoutMs: this.parts.config.permissionTimeoutMs,
       stopped: this.#stopping.signal,
+      trace: this.runTrace?.context,
       call: (method, params, timeoutMs) => (this.#peer ? this.#peer.request(method, params, timeoutMs) : Promise.reject(new Error('Harn is not running'))),
     });
-    const child = await startChild(this.parts.config, this.script, {
-      line: (line) => this.#peer?.receive(line),
-      stderr: (line) => this.log.add('stderr', line),
-      tooLong: () => this.#protocolError('Harn wrote a line over 8 MiB'),
-    });
+    const child = await startChild(
+      this.parts.config,
+      this.script,
+      {
+        line: (line) => this.#peer?.receive(line),
+        stderr: (line) => this.log.add('stderr', line),
+        tooLong: () => this.#protocolError('Harn wrote a line over 8 MiB'),
+      },
+      this.runTrace?.environment,
+    );
     this.#child = child;
     this.#peer = new RpcPeer(child.write, { ...handlers, problem: (text) => this.log.add('protocol', `Harn sent ${text}; answered with a JSON-RPC error or ignored`) });
     this.log.add('status', `started ${this.parts.config.command} (pid ${child.pid ?? '?'}) as ${principal}`);
@@ -313,7 +322,10 @@ export class HarnRun implements TaskWork {
 
   /** Once the task has ended, however: the run's outcome is the task's. */
   settle(state: TaskState, reason: string): void {
-    if (this.#outcome || (state !== 'succeeded' && state !== 'failed' && state !== 'cancelled' && state !== 'superseded')) return;
+    if (state !== 'succeeded' && state !== 'failed' && state !== 'cancelled' && state !== 'superseded') return;
+    // The run's span lasts as long as its task, however the run itself ended before.
+    this.runTrace?.end(state, reason);
+    if (this.#outcome) return;
     this.#outcome = { state, reason };
     this.log.add('status', `task ${state}: ${reason}`);
   }

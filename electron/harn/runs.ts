@@ -6,11 +6,15 @@
 import { statSync } from 'node:fs';
 import { basename, isAbsolute } from 'node:path';
 import { CapstanError } from '../../shared/errors';
-import type { HarnConfig, HarnRunRequest, HarnRunsView, HarnRunView } from '../../shared/harn';
+import type { HarnConfig, HarnRunRequest, HarnRunsView, HarnRunSummary, HarnRunView } from '../../shared/harn';
 import { DEFAULT_SESSION, TERMINAL_STATES, type TaskView } from '../../shared/tasks';
 import type { EventBus } from '../services/events';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { IncomingTrace } from '../telemetry/trace';
 import type { BridgeParts } from './bridge';
-import { HarnRun } from './run';
+import { HarnRun, scriptPrincipal } from './run';
+import { startRunTrace } from './runTrace';
+import type { UpdateBatch } from './updates';
 
 /** Ended runs kept for the console. */
 export const KEPT_RUNS = 50;
@@ -19,6 +23,7 @@ export interface HarnRunsParts extends BridgeParts {
   config: HarnConfig;
   graceMs: number;
   events: EventBus;
+  telemetry: Telemetry;
 }
 
 export class HarnRuns {
@@ -34,12 +39,14 @@ export class HarnRuns {
     });
   }
 
-  /** Starts the script as a new task in the session; the answer is the task, already running. */
-  async start({ script, prompt, sessionId = DEFAULT_SESSION }: HarnRunRequest): Promise<TaskView> {
+  /** Starts the script as a new task in the session; the answer is the task, already running. `incoming`: the caller's trace, which the run continues. */
+  async start({ script, prompt, sessionId = DEFAULT_SESSION }: HarnRunRequest, incoming?: IncomingTrace): Promise<TaskView> {
     assertScript(script);
     const { tasks } = this.parts;
     const task = tasks.start(sessionId, `Harn: ${basename(script)}`, prompt);
-    const run = new HarnRun({ ...this.parts, publish: (summary, batch) => this.parts.events.publish({ type: 'harn', run: summary, ...batch }) }, task.id, task.sessionId, script, prompt ?? null);
+    const runTrace = startRunTrace(this.parts.telemetry, { script, taskId: task.id, sessionId: task.sessionId, principal: scriptPrincipal(script) }, incoming);
+    const parts = { ...this.parts, publish: (summary: HarnRunSummary, batch: UpdateBatch) => this.parts.events.publish({ type: 'harn', run: summary, ...batch }) };
+    const run = new HarnRun(parts, task.id, task.sessionId, script, prompt ?? null, runTrace);
     this.#runs.set(task.id, run);
     this.#trim();
     try {

@@ -14,6 +14,7 @@ import {
 } from '../../shared/api';
 import type { ToolContract } from '../../shared/capability';
 import type { HarnRunRequest, HarnRunsView, HarnRunView } from '../../shared/harn';
+import type { IncomingTrace } from '../telemetry/trace';
 import type { TaskView } from '../../shared/tasks';
 import { envelopeOf } from '../../shared/envelope';
 import { CapstanError } from '../../shared/errors';
@@ -46,7 +47,7 @@ export type { CallContext };
 
 /** Harn runs as the API reaches them (harn/runs.ts), a way in of their own above this layer. */
 export interface HarnRunner {
-  start(input: HarnRunRequest): Promise<TaskView>;
+  start(input: HarnRunRequest, incoming?: IncomingTrace): Promise<TaskView>;
   list(): HarnRunsView;
   get(taskId: string): HarnRunView;
 }
@@ -205,7 +206,7 @@ export function createApiHandlers(parts: {
     toolsLoad: async (input, { principal }) => discovery.toolsLoad(withinOwnSessions(input, principal, tasks)),
     skillsActivate: (input, { principal }) => discovery.skillsActivate(withinOwnSessions(input, principal, tasks)),
 
-    startHarnRun: (input) => harn.start(input),
+    startHarnRun: (input, context) => harn.start(input, context.trace),
     listHarnRuns: async () => harn.list(),
     getHarnRun: async ({ taskId }) => harn.get(taskId),
 

@@ -8,6 +8,8 @@
  *   with the approval wait as a span;
  * - ledger entries arrive as log records, in order, and `capstan ledger verify --against`
  *   accepts the stream the receiver wrote and rejects an altered one;
+ * - a Harn run (the Harn driver, test/support/harnDriver.ts, standing in for Harn) is a span of
+ *   the trace its starter sent, handed to the child as TRACEPARENT, and the parent of its calls;
  * - OTLP JSON works the same; with the receiver gone, calls still answer and Diagnostics counts
  *   what export lost.
  */
@@ -19,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cliProcess';
+import { driverConfig } from '../support/harnDriver.runs';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { EVERYTHING, waitFor, waitForProvider, type Json } from '../support/mcp';
 import { connectHttp, type McpTestClient } from '../support/mcpClient';
@@ -51,6 +54,7 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
         telemetry: { endpoint: receiver.url, protocol: 'http/protobuf', resourceAttributes: { 'capstan.gateway.name': 'it-gateway' }, metricIntervalMs: 1_000 },
         mcpServers: { everything: { command: process.execPath, args: [TEE, join(dir, 'everything.stdin'), EVERYTHING, 'stdio'] } },
         httpCheck: { allow: ['127.0.0.1/32'] },
+        harn: driverConfig(),
       },
     });
     await waitForProvider(gw.host, 'everything');
@@ -74,7 +78,7 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
     expect((await mcp.call('tools_load', { reference })).isError).toBeFalsy();
     const result = await mcp.client.callTool({
       name: 'capability_call',
-      arguments: { reference, arguments: { message: 'traced' } },
+      arguments: { reference, arguments: { message: 'a-value-never-streamed' } },
       _meta: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
     });
     expect(result.isError).toBeFalsy();
@@ -129,6 +133,28 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
     expect(providerCall.startNs >= approvalSpan.endNs, JSON.stringify(spans.map((span) => [span.name, span.kind, String(span.startNs), String(span.endNs)]))).toBe(true);
   });
 
+  it('makes a Harn run a span of its starter’s trace, handed to Harn as TRACEPARENT, with the script’s calls under it', async () => {
+    const runTrace = '5e1f00d0c0ffee00aa11bb22cc33dd44';
+    const transcript = join(dir, 'traced.jsonl');
+    const script = join(dir, 'traced.harn');
+    writeFileSync(script, JSON.stringify({ transcript, steps: [{ toolCall: 'time_now', args: { timezone: 'UTC' }, label: 'call' }] }));
+    const started = await gw.request('/harn/runs', { method: 'POST', body: { script, sessionId: 'harn-traced' }, headers: { traceparent: `00-${runTrace}-aaaaaaaaaaaaaaaa-01` } });
+    expect(started.status).toBe(200);
+    const { id: taskId } = (await started.json()) as { id: string };
+    await waitFor('the run to end', () => (['succeeded', 'failed'].includes(gw.host.tasks.get(taskId).state) ? true : undefined));
+    expect(gw.host.tasks.get(taskId).state).toBe('succeeded');
+
+    await gw.host.telemetry.flush();
+    const spans = receiver.spans.filter((span) => span.traceId === runTrace);
+    const run = spans.find((span) => span.name === 'harn.run traced.harn')!;
+    expect(run, JSON.stringify(receiver.spans.filter((span) => span.name.startsWith('harn')).map((span) => [span.name, span.traceId, span.parentSpanId]))).toBeDefined();
+    expect(run).toMatchObject({ parentSpanId: 'aaaaaaaaaaaaaaaa', attributes: { 'capstan.task_id': taskId, 'capstan.principal': 'agent:harn.traced', 'capstan.outcome': 'succeeded' } });
+    const entries = readFileSync(transcript, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Json);
+    expect(entries.find((entry) => entry.environment)?.environment).toEqual({ TRACEPARENT: `00-${runTrace}-${run.spanId}-01` });
+    const call = spans.find((span) => span.name === 'tools/call time_now' && span.kind === 2)!;
+    expect(call).toMatchObject({ parentSpanId: run.spanId, attributes: { 'capstan.principal': 'agent:harn.traced', 'capstan.outcome': 'ok' } });
+  });
+
   it('streams every durable ledger entry as a log record, in order, and ledger verify --against checks the stream', async () => {
     await gw.host.ledger.durable();
     await gw.host.telemetry.flush();
@@ -140,7 +166,7 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
     expect(finished.eventName).toBe('capstan.ledger.call_finished');
     expect(JSON.parse(finished.attributes['capstan.ledger.details'] as string)).toMatchObject({ status: 'ok', resultDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // Digests only: the echoed message never leaves in the stream.
-    expect(JSON.stringify(receiver.logs)).not.toContain('traced');
+    expect(JSON.stringify(receiver.logs)).not.toContain('a-value-never-streamed');
 
     const stream = join(dir, 'stream.jsonl');
     writeFileSync(stream, `${receiver.logLines.join('\n')}\n`);

@@ -82,6 +82,10 @@ function record(entry: Json): void {
   if (scenario.transcript) appendFileSync(scenario.transcript, `${JSON.stringify({ at: Date.now(), ...entry })}\n`);
 }
 
+// The W3C trace context the host handed this process (OpenTelemetry's environment carrier), as
+// Harn's OTLP tracing would take it: written down so a test can follow the trace into the run.
+if (process.env.TRACEPARENT) record({ environment: { TRACEPARENT: process.env.TRACEPARENT } });
+
 /** Ids keep their source text (Harn's are u64): a response must echo them exactly. */
 const parse = (line: string): unknown =>
   JSON.parse(line, function (this: unknown, key, value, context?: { source?: string }) {
