@@ -163,6 +163,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   read: async (args) => (await import('./resources')).readCommand(args),
   prompts: async (args) => (await import('./resources')).promptsCommand(args),
   prompt: async (args) => (await import('./resources')).promptCommand(args),
+  'mcp-servers': async (args) => (await import('./mcpServers')).mcpServersCommand(args),
 };
 
 /** Set once stdout's reader has gone away (EPIPE): nothing more is written to it. */

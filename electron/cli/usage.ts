@@ -99,6 +99,19 @@ export const LOGS_USAGE = `  logs NAME        An MCP server's log lines (notific
            --url, --token-file, --data-dir and exit codes as for tools above
 `;
 
+export const MCP_SERVERS_USAGE = `  mcp-servers login NAME
+                   Sign in to a URL MCP server with OAuth: prints the authorization URL, opens it
+                   in the browser (not with --no-browser) and waits until the browser came back;
+                   the running gateway keeps the tokens and reconnects the server. Exit 1 with
+                   the reason when the sign-in fails
+  mcp-servers logout NAME
+                   Forget the server's tokens (revoked at the authorization server where it
+                   offers revocation); the server then waits for a sign-in
+  mcp-servers auth NAME
+                   Signed in as, scopes, expiry, next refresh, the last error; --json
+           --url, --token-file, --data-dir and exit codes as for tools above
+`;
+
 export const RESOURCES_USAGE = `  resources        The MCP servers' resources and resource templates you may discover: URI (or
                    template), server, MIME type, title, catalog id; --server NAME only that
                    server's; --json prints the gateway's answer
@@ -142,6 +155,11 @@ const SYNOPSES: Record<string, Record<string, string>> = {
   resources: { '': 'capstan resources [--server NAME] [--json] [--url URL] [--token-file F] [--data-dir DIR]' },
   read: { '': 'capstan read URI | --id ID [--var name=value …] [--server NAME] [--out FILE] [--json] [--session ID] [--url URL] [--token-file F] [--data-dir DIR]' },
   prompts: { '': 'capstan prompts [--server NAME] [--json] [--url URL] [--token-file F] [--data-dir DIR]' },
+  'mcp-servers': {
+    login: 'capstan mcp-servers login NAME [--no-browser] [--url URL] [--token-file F] [--data-dir DIR]',
+    logout: 'capstan mcp-servers logout NAME [--url URL] [--token-file F] [--data-dir DIR]',
+    auth: 'capstan mcp-servers auth NAME [--json] [--url URL] [--token-file F] [--data-dir DIR]',
+  },
   prompt: { '': 'capstan prompt NAME [--arg key=value …] [--server NAME] [--json] [--session ID] [--url URL] [--token-file F] [--data-dir DIR]' },
 };
 
@@ -160,13 +178,14 @@ const SECTIONS: Record<string, string> = {
   read: RESOURCES_USAGE,
   prompts: RESOURCES_USAGE,
   prompt: RESOURCES_USAGE,
+  'mcp-servers': MCP_SERVERS_USAGE,
 };
 
 /** The commands `capstan --help` lists, in its order. */
 export const USAGE = `Usage: capstan <command> [options]   (capstan <command> --help for one command)
 
 Commands:
-${SERVE_USAGE}${LEDGER_USAGE}${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}${OPERATOR_USAGE}${PINS_USAGE}${LOGS_USAGE}${RESOURCES_USAGE}`;
+${SERVE_USAGE}${LEDGER_USAGE}${TOKEN_USAGE}${MCP_USAGE}${HARN_USAGE}${OPERATOR_USAGE}${PINS_USAGE}${LOGS_USAGE}${MCP_SERVERS_USAGE}${RESOURCES_USAGE}`;
 
 /**
  * `capstan <command> [sub] --help`: how the subcommand (or each of the command's) is called, then
