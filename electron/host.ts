@@ -240,7 +240,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     events,
     telemetry,
   });
-  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, asks, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources, oauth });
+  const handlers = createApiHandlers({ db, catalog, calls, confirmation, approvals, asks, discovery, tasks, ledger, mcp, agents, harn, history, pins, resources, oauth, telemetry });
   const stopWatching = watching
     ? watchConfigEdits({ dataDir, config, catalog, mcp, logger, applyToolPolicy, destinations, warnWideOpen })
     : () => {};

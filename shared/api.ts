@@ -131,6 +131,8 @@ export const ToolCallResponse = z.object({
   ok: z.literal(true),
   result: z.unknown(),
   durationMs: z.number(),
+  /** The W3C trace id of the call: its OpenTelemetry trace, and the one MCP servers see in `_meta.traceparent`. */
+  traceId: z.string().regex(/^[0-9a-f]{32}$/).optional(),
 });
 export type ToolCallResponse = z.infer<typeof ToolCallResponse>;
 

@@ -27,6 +27,8 @@ export const ExecutionRecord = z.object({
   id: z.string(),
   /** The requestId of the call that ran (or, before it ran, of the call that was asked to confirm). */
   requestId: z.string(),
+  /** The call's W3C trace id (its OpenTelemetry trace), once it ran. */
+  traceId: z.string().optional(),
   /** As the caller named it: a builtin's name or a capability id. */
   tool: z.string(),
   /** The capability it resolved to, when it did (an unknown tool resolves to none). */

@@ -82,7 +82,7 @@ export async function callCommand(args: string[]): Promise<void> {
     }
   }
   printJson(values.envelope ? answer : answer.result);
-  err(`ok: ${answer.requestId} in task ${answer.taskId}, ${answer.durationMs} ms\n`);
+  err(`ok: ${answer.requestId} in task ${answer.taskId}, ${answer.durationMs} ms${answer.traceId ? `, trace ${answer.traceId}` : ''}\n`);
 }
 
 /**

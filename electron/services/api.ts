@@ -14,7 +14,9 @@ import {
 } from '../../shared/api';
 import type { ToolContract } from '../../shared/capability';
 import type { HarnRunRequest, HarnRunsView, HarnRunView } from '../../shared/harn';
+import type { Telemetry } from '../telemetry/telemetry';
 import type { IncomingTrace } from '../telemetry/trace';
+import { traceOperation } from './tracing';
 import type { TaskView } from '../../shared/tasks';
 import { envelopeOf } from '../../shared/envelope';
 import { CapstanError } from '../../shared/errors';
@@ -77,8 +79,11 @@ export function createApiHandlers(parts: {
   resources: ResourceService;
   /** URL servers' OAuth sign-in and state. */
   oauth: OAuthRegistry;
+  telemetry: Telemetry;
 }): ApiHandlers {
   const { catalog, db, discovery, tasks, ledger, mcp, approvals, asks, agents, harn, history, calls, confirmation, pins, resources } = parts;
+  const discovered = <T>(name: string, { requestId, principal, trace }: CallContext, run: () => Promise<T>) =>
+    traceOperation(parts.telemetry, name, { requestId, principal, incoming: trace }, run);
   const view = () => ({
     catalogGeneration: catalog.generation,
     loading: catalog.loading(),
@@ -200,11 +205,12 @@ export function createApiHandlers(parts: {
       };
     },
 
-    capabilitiesList: async (input, { principal }) => discovery.capabilitiesList(withinOwnSessions(input, principal, tasks)),
-    capabilitiesSearch: async (input, { principal }) => discovery.capabilitiesSearch(withinOwnSessions(input, principal, tasks)),
-    capabilitiesInspect: async (input, { principal }) => discovery.capabilitiesInspect(withinOwnSessions(input, principal, tasks)),
-    toolsLoad: async (input, { principal }) => discovery.toolsLoad(withinOwnSessions(input, principal, tasks)),
-    skillsActivate: (input, { principal }) => discovery.skillsActivate(withinOwnSessions(input, principal, tasks)),
+    // Each a span named by its wire name (tracing.ts), in the caller's trace when it sent one.
+    capabilitiesList: (input, context) => discovered('capabilities_list', context, async () => discovery.capabilitiesList(withinOwnSessions(input, context.principal, tasks))),
+    capabilitiesSearch: (input, context) => discovered('capabilities_search', context, async () => discovery.capabilitiesSearch(withinOwnSessions(input, context.principal, tasks))),
+    capabilitiesInspect: (input, context) => discovered('capabilities_inspect', context, async () => discovery.capabilitiesInspect(withinOwnSessions(input, context.principal, tasks))),
+    toolsLoad: (input, context) => discovered('tools_load', context, async () => discovery.toolsLoad(withinOwnSessions(input, context.principal, tasks))),
+    skillsActivate: (input, context) => discovered('skills_activate', context, () => discovery.skillsActivate(withinOwnSessions(input, context.principal, tasks))),
 
     startHarnRun: (input, context) => harn.start(input, context.trace),
     listHarnRuns: async () => harn.list(),

@@ -24,8 +24,8 @@ import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
 import type { ExecutionHistory } from '../store/executionHistory';
 import type { Telemetry } from '../telemetry/telemetry';
-import type { IncomingTrace } from '../telemetry/trace';
-import { traceCall, type CallTrace } from './callTrace';
+import { traceIdOf, type IncomingTrace } from '../telemetry/trace';
+import { traceCall, type CallTrace } from './tracing';
 import { strategyFor, type Confirmation, type ConfirmationStrategy } from './confirmation';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -51,7 +51,7 @@ export interface CallContext {
   scope?: CallScope | undefined;
   /** Aborts when the caller cancels or goes away before its answer (the runtime's `callerGone`). */
   signal?: AbortSignal | undefined;
-  /** The caller's W3C trace context (an HTTP header, MCP `_meta`, Harn), continued by the call's trace (callTrace.ts). */
+  /** The caller's W3C trace context (an HTTP header, MCP `_meta`, Harn), continued by the call's trace (tracing.ts). */
   trace?: IncomingTrace | undefined;
 }
 
@@ -103,6 +103,8 @@ export class CallService {
     const { contract, tool } = live;
     trace.resolved(contract, task);
     const argumentsDigest = ledger.digest(call.arguments);
+    // In the ledger and the answer, so the requestId and the trace lead to each other.
+    const traceId = traceIdOf(requestId);
     // Debug: at the default level a call has one line, when it ends ('tool call finished', or
     // 'request failed' with its code), so a busy gateway does not write three lines per call.
     log.debug({ tool: contract.id, taskId: task.id }, 'tool call started');
@@ -116,7 +118,7 @@ export class CallService {
         capability: contract.id,
         mutating,
         timeoutMs: tool.definition.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        details: { argumentsDigest, reference, ...scope?.details },
+        details: { argumentsDigest, reference, traceId, ...scope?.details },
         callerGone: context.signal,
         confirm: contract.needConfirm
           ? async (stopped) => {
@@ -133,7 +135,7 @@ export class CallService {
     // The duration the ledger records goes with the failure, so a run's record says the same.
     if (outcome.status !== 'ok') throw outcome.error.inTask(task.id).ranFor(outcome.durationMs);
     log.info({ tool: contract.id, taskId: task.id, durationMs: outcome.durationMs }, 'tool call finished');
-    return { requestId, taskId: task.id, ok: true, result: outcome.result, durationMs: outcome.durationMs };
+    return { requestId, taskId: task.id, ok: true, result: outcome.result, durationMs: outcome.durationMs, traceId };
   }
 
   /** The live catalog's tool by name or id, in the task the call names (or its session's). */

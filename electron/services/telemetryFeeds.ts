@@ -1,5 +1,5 @@
 /**
- * What the host feeds its telemetry besides calls (callTrace.ts): the ledger's durable entries
+ * What the host feeds its telemetry besides operations (tracing.ts): the ledger's durable entries
  * as the audit log stream, approval waits and ledger flushes as histograms, the gauges (catalog
  * size, provider connections, approvals waiting), and, in Diagnostics, what export has cost:
  * spans and records dropped by a full queue or refused by an unreachable backend.

@@ -1,5 +1,8 @@
 /**
- * A tool call as an OpenTelemetry trace: one server span for the call (`tools/call <tool>`, as
+ * Operations as OpenTelemetry spans: a discovery operation as one span, and a tool call as a
+ * trace of its own steps.
+ *
+ * A tool call: one server span for the call (`tools/call <tool>`, as
  * MCP's semantic conventions name it), with children for the policy decision, the confirmation
  * or approval wait, the provider call (a client span, active while the tool runs, so the
  * `traceparent` sent to an MCP server names it: electron/telemetry/trace.ts) and the ledger
@@ -100,6 +103,16 @@ export async function traceCall(
       }
     },
   );
+}
+
+/**
+ * A discovery operation (capabilities_list, _search, _inspect, tools_load, skills_activate) as
+ * one server span, named by its wire name, in the caller's trace when it sent one.
+ */
+export async function traceOperation<T>(telemetry: Telemetry, name: string, call: { requestId: string; principal: string; incoming: IncomingTrace | undefined }, run: () => Promise<T>): Promise<T> {
+  if (!telemetry.enabled && !call.incoming) return run();
+  const attributes = { [A.mcpMethod]: 'tools/call', [A.toolName]: name, [A.requestId]: call.requestId, [A.principal]: call.principal };
+  return telemetry.tracer.startActiveSpan(name, { kind: SpanKind.SERVER, attributes }, contextFromCaller(call.incoming), (span: Span) => settleSpan(span, run));
 }
 
 /** Ends a step's span when its work settles, marking it failed when the work throws. */

@@ -116,7 +116,7 @@ export class ExecutionHistory {
     let confirmed = call.confirmation !== undefined;
     try {
       const response = await run(() => (confirmed = true));
-      this.#settle(entry, { status: 'ok', confirmed, taskId: response.taskId, result: response.result, durationMs: response.durationMs });
+      this.#settle(entry, { status: 'ok', confirmed, taskId: response.taskId, result: response.result, durationMs: response.durationMs, ...(response.traceId ? { traceId: response.traceId } : {}) });
       return response;
     } catch (thrown) {
       const error = thrown instanceof CapstanError ? thrown : new CapstanError('INTERNAL_ERROR', 'the gateway could not complete this request');

@@ -46,10 +46,17 @@ export function outgoingTraceparent(requestId: string): string {
     propagator.inject(context.active(), carrier, setter);
     if (carrier.traceparent) return carrier.traceparent;
   }
-  const traceId = createHash('sha256').update(requestId).digest('hex').slice(0, 32);
   // randomUUID draws from a cached pool: cheaper per call than randomBytes(8).
-  return `00-${traceId}-${randomUUID().replaceAll('-', '').slice(0, 16)}-01`;
+  return `00-${derivedTraceId(requestId)}-${randomUUID().replaceAll('-', '').slice(0, 16)}-01`;
 }
+
+/** The trace a call belongs to, shown beside its requestId: the active span's, else the one derived from the requestId. */
+export function traceIdOf(requestId: string): string {
+  const active = trace.getSpanContext(context.active());
+  return active && trace.isSpanContextValid(active) ? active.traceId : derivedTraceId(requestId);
+}
+
+const derivedTraceId = (requestId: string) => createHash('sha256').update(requestId).digest('hex').slice(0, 32);
 
 /** Attribute names: OpenTelemetry's semantic conventions where they exist (MCP, GenAI tools), Capstan's own beside them. */
 export const SPAN_ATTRIBUTES = {

@@ -75,7 +75,7 @@ export function fromRecord(record: ExecutionRecord): Execution {
     durationSource: record.durationMs === undefined ? undefined : 'gateway',
     response:
       record.status === 'ok' && record.taskId
-        ? { requestId: record.requestId, taskId: record.taskId, ok: true, result: record.result, durationMs: record.durationMs ?? 0 }
+        ? { requestId: record.requestId, taskId: record.taskId, ok: true, result: record.result, durationMs: record.durationMs ?? 0, ...(record.traceId ? { traceId: record.traceId } : {}) }
         : undefined,
     // A code this console does not know (a newer gateway) still shows, as an internal error with its message.
     error: error === undefined ? undefined : error.success ? error.data : { code: 'INTERNAL_ERROR', message: `${record.error!.code}: ${record.error!.message}` },

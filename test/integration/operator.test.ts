@@ -51,7 +51,8 @@ describe('capstan tools, call and tasks', { timeout: 60_000 }, () => {
     const listed = await capstan(['call', 'todo_list', '--url', serve.url, '--arg', 'limit=2', '--arg', 'status=all']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toMatchObject({ status: 'all', todos: [] });
-    expect(listed.stderr).toMatch(/^ok: \S+ in task \S+, [\d.]+ ms\n$/);
+    // The requestId and the trace id together: either finds the call (in the ledger, in a tracing backend).
+    expect(listed.stderr).toMatch(/^ok: \S+ in task \S+, [\d.]+ ms, trace [0-9a-f]{32}\n$/);
 
     // title is a string: "42" stays "42", where JSON would have made it a number the schema refuses.
     const added = await capstan(['call', 'todo_add', '--url', serve.url, '--json', '{"due":"2030-01-02"}', '--arg', 'title=42']);

@@ -83,6 +83,9 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
     });
     expect(result.isError).toBeFalsy();
     const requestId = (result.structuredContent as Json).requestId as string;
+    // The requestId and the trace id lead to each other: in the answer and in the ledger.
+    expect((result.structuredContent as Json).traceId).toBe(CALLER_TRACE);
+    expect(gw.host.ledger.query({ requestId, kind: 'call_started', limit: 1 })[0]!.details.traceId).toBe(CALLER_TRACE);
 
     await gw.host.telemetry.flush();
     const spans = receiver.spans.filter((span) => span.traceId === CALLER_TRACE);
@@ -110,6 +113,11 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
       .map((line) => JSON.parse(line) as Json)
       .find((message) => message.method === 'tools/call' && message.params?._meta?.requestId === requestId);
     expect(received?.params._meta.traceparent).toBe(`00-${CALLER_TRACE}-${provider.spanId}-01`);
+
+    // Discovery operations are spans too, named by their wire names.
+    for (const name of ['capabilities_search', 'tools_load']) {
+      expect(receiver.spans.find((span) => span.name === name)?.attributes, name).toMatchObject({ 'capstan.principal': 'agent:otel-agent', 'mcp.method.name': 'tools/call' });
+    }
   });
 
   it('continues an HTTP caller’s traceparent header, with the approval wait as a span', async () => {

@@ -120,6 +120,14 @@ export const ExecutionEntry = memo(function ExecutionEntry({
         )}
         <ProtocolLink capability={execution.tool} requestId={execution.requestId} />
       </div>
+      {execution.response?.traceId && (
+        <div className="execution__request-id">
+          <span className="muted" title="The call's W3C trace id: its OpenTelemetry trace, and the one MCP servers were sent">
+            trace
+          </span>{' '}
+          <code data-testid="trace-id">{execution.response.traceId}</code>
+        </div>
+      )}
       {taskId && (
         <div className="execution__request-id">
           <span className="muted">task</span>{' '}
