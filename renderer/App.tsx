@@ -15,6 +15,7 @@ import { InspectDrawer } from './features/inspect/InspectDrawer';
 import { LiveIndicator } from './features/live/LiveIndicator';
 import { HeldIndicator } from './features/pins/HeldIndicator';
 import { PinsPanel } from './features/pins/PinsPanel';
+import { ServerAskDialog } from './features/tool-detail/ServerAskDialog';
 import { ProvidersButton } from './features/providers/ProvidersButton';
 import { ProvidersPanel } from './features/providers/ProvidersPanel';
 import { RegistryCounts } from './features/registry/RegistryCounts';
@@ -97,6 +98,7 @@ export function App() {
           <ProvidersPanel providers={providers} />
           <DiagnosticsPanel diagnostics={diagnostics} />
           <PinsPanel held={held} />
+          <ServerAskDialog />
         </>
       ) : error ? (
         <main id="workspace" className="workspace workspace--message" tabIndex={-1}>

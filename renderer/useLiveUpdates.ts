@@ -16,6 +16,7 @@ import { refreshApprovals } from './features/approvals/useApprovals';
 import { createExecutionsFeed } from './features/executions/executionsFeed';
 import { applyServerLogLine } from './features/providers/useServerLog';
 import { applyResourceUpdate } from './features/resource-detail/resourceUpdates';
+import { applyAsk, refreshAsks } from './features/approvals/useAsks';
 import { createLedgerFeed } from './features/ledger/ledgerFeed';
 import { createProgressFeed } from './features/progress/progressFeed';
 import { createTaskFeed } from './features/tasks/taskCache';
@@ -54,6 +55,7 @@ export function useLiveUpdates(): void {
         else if (event.type === 'executions') executions.push(event);
         else if (event.type === 'serverLog') applyServerLogLine(client, event);
         else if (event.type === 'resourceUpdated') applyResourceUpdate(event);
+        else if (event.type === 'ask') applyAsk(client, event.ask);
         else if (event.type === 'ledger') {
           ledger.push(event.entry);
           if (event.entry.kind === 'call_finished' && event.entry.requestId) progress.ended(event.entry.requestId);
@@ -75,6 +77,7 @@ export function useLiveUpdates(): void {
             refreshTasks(transport, client);
             refreshHarnRuns(client);
             refreshApprovals(transport, client);
+            refreshAsks(transport, client);
             void ledger.resync();
             executions.resync();
           }

@@ -17,6 +17,8 @@ import { ApprovalOutcome } from './ApprovalOutcome';
 import { APPROVALS_SHORTCUT } from './ApprovalsIndicator';
 import { NotifyControl } from './NotifyControl';
 import { useApprovals } from './useApprovals';
+import { isAgentAsk, useAsks } from './useAsks';
+import { AskAnswer } from '../tool-detail/AskAnswer';
 import './approvals.css';
 
 export function ApprovalsView() {
@@ -35,6 +37,7 @@ export function ApprovalsView() {
   const { pending, recent, timeoutMs } = query.data;
   return (
     <div className="approvals-view" ref={view}>
+      <AgentCallQuestions />
       <section aria-labelledby="approvals-pending-heading" className="approvals-view__section">
         <div className="approvals-view__top">
           <h3 id="approvals-pending-heading" className="subheading">
@@ -65,6 +68,28 @@ export function ApprovalsView() {
         </section>
       )}
     </div>
+  );
+}
+
+/**
+ * What servers ask during agents' calls (elicitation, sampling): beside the agents' calls, for the
+ * operator to answer, since Capstan never answers for a person. Shown only while one waits.
+ */
+function AgentCallQuestions() {
+  const asks = useAsks();
+  const waiting = asks.data?.pending.filter(isAgentAsk) ?? [];
+  if (waiting.length === 0) return null;
+  return (
+    <section aria-labelledby="approvals-asks-heading" className="approvals-view__section">
+      <h3 id="approvals-asks-heading" className="subheading">
+        Questions from servers during agents&apos; calls ({waiting.length})
+      </h3>
+      {waiting.map((ask) => (
+        <div key={ask.id} className="approval">
+          <AskAnswer ask={ask} headingLevel={3} />
+        </div>
+      ))}
+    </section>
   );
 }
 

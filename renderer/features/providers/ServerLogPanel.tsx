@@ -17,7 +17,7 @@ export function ServerLogPanel({ name, onBack }: { name: string; onBack(): void 
   const setLevel = useSetServerLogLevel(name);
   const [shown, setShown] = useState<LogLevel>('debug');
   const lines = (log.data?.lines ?? []).filter((line) => atLeast(line.level, shown));
-  const block = useRef<HTMLOListElement>(null);
+  const block = useRef<HTMLDivElement>(null);
   // Whether the operator was reading the end when lines arrived: then the end stays in view (a live tail).
   const following = useRef(true);
   const last = lines.at(-1)?.seq ?? 0;
@@ -68,7 +68,7 @@ export function ServerLogPanel({ name, onBack }: { name: string; onBack(): void 
       {log.data?.supported === null && <p className="muted">The server is not connected; the lines below are the ones kept from before.</p>}
       {setLevel.error && <ErrorNotice what="The server did not take the level" error={toErrorBody(setLevel.error)} />}
       {log.error && <ErrorNotice what="Could not read the log" error={toErrorBody(log.error)} />}
-      <ol
+      <div
         ref={block}
         className="server-log"
         role="log"
@@ -81,10 +81,12 @@ export function ServerLogPanel({ name, onBack }: { name: string; onBack(): void 
           following.current = list.scrollHeight - list.scrollTop - list.clientHeight < 4;
         }}
       >
-        {lines.map((line) => (
-          <LogLine key={line.seq} line={line} />
-        ))}
-      </ol>
+        <ol className="server-log__lines">
+          {lines.map((line) => (
+            <LogLine key={line.seq} line={line} />
+          ))}
+        </ol>
+      </div>
       <p className="muted server-talk__count">
         {lines.length === 0 ? (log.isPending ? 'Reading the log…' : 'No lines at these levels yet; new ones appear here as the server sends them.') : `${lines.length} line${lines.length === 1 ? '' : 's'} shown`}
         {log.data && log.data.dropped > 0 ? `; ${log.data.dropped} older ones were dropped (the gateway keeps the last 500)` : ''}

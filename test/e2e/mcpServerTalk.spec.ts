@@ -1,0 +1,98 @@
+/**
+ * What server-everything says and asks, in the console: an elicitation answered in the dialog
+ * while the operator's call waits, a log line arriving live in the server's Log, and a call
+ * followed from Recent executions into the server's protocol messages and on to its ledger
+ * entries; each new state checked with axe-core, light and dark.
+ */
+import { expect, test } from './fixtures';
+import { axeViolations } from './axe';
+import { everythingStdio, mcpConfig, send, whitelist } from './mcpServers';
+
+test.use({ serveConfig: mcpConfig({ everything: everythingStdio() }) });
+test.describe.configure({ timeout: 90_000 });
+const CONNECT_TIMEOUT = { timeout: 30_000 };
+
+test('an elicitation during the operator\'s call is answered in a dialog while the call waits, its defaults filled in', async ({ consolePage, page, capstan }) => {
+  await whitelist(capstan, ['trigger-elicitation-request']);
+  await page.reload();
+  await consolePage.filterInput.fill('trigger-elicitation-request');
+  await expect(consolePage.tool('trigger-elicitation-request')).toBeVisible(CONNECT_TIMEOUT);
+  const detail = await consolePage.select('trigger-elicitation-request');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+
+  const dialog = page.getByRole('dialog', { name: 'everything asks while your call waits' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('Please provide inputs for the following fields');
+  // The schema's defaults are in the form already (SEP-1034); titled choices show their titles (SEP-1330).
+  await expect(dialog.getByLabel('Integer', { exact: true })).toHaveValue('42');
+  await expect(dialog.getByLabel('Titled Single Select Enum', { exact: true })).toHaveValue('hero-1');
+  await expect(dialog.getByRole('combobox', { name: 'Titled Single Select Enum', exact: true }).getByRole('option', { name: 'Wonder Woman' })).toHaveCount(1);
+  await expect(dialog.getByRole('group', { name: 'Untitled Multiple Select Enum' }).getByRole('checkbox', { name: 'Guitar' })).toBeChecked();
+  expect(await axeViolations(page, 'elicitation dialog', 'dialog[open]')).toEqual([]);
+
+  // The required field is asked for before anything is sent.
+  await dialog.getByRole('button', { name: 'Accept and send' }).click();
+  await expect(dialog.getByLabel(/^String \(required\)/)).toHaveAttribute('aria-invalid', 'true');
+  await dialog.getByLabel(/^String \(required\)/).fill('Ada Lovelace');
+  await dialog.getByRole('button', { name: 'Accept and send' }).click();
+  await expect(dialog).toBeHidden();
+
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('- Name: Ada Lovelace', { timeout: 15_000 });
+  await expect(entry).toContainText('- Favorite Integer: 42');
+});
+
+test('a server log line arrives live in its Log, filtered by level', async ({ consolePage, page, capstan }) => {
+  await expect(consolePage.tool('echo')).toBeVisible(CONNECT_TIMEOUT);
+  await page.getByRole('button', { name: /^Providers/ }).click();
+  const panel = page.getByRole('dialog', { name: 'Providers' });
+  const row = panel.getByRole('listitem', { name: 'everything' });
+  await expect(row.getByText('Ready', { exact: true })).toBeVisible(CONNECT_TIMEOUT);
+  await row.getByRole('button', { name: 'Log…' }).click();
+  const logPanel = page.getByRole('dialog', { name: 'Log of everything' });
+  await logPanel.getByTestId('log-level').selectOption('debug');
+  await expect.poll(async () => (await send(capstan, 'GET', '/mcp-servers/everything/log')).body.level).toBe('debug');
+
+  // The server starts logging (a line at once, then one every 5 s): the line appears without a reload.
+  await send(capstan, 'POST', '/tools/call', { tool: 'everything:toggle-simulated-logging' });
+  const log = logPanel.getByRole('log', { name: 'Log lines of everything' });
+  // Lines from before are kept too (the server noted the roots it got as it started); the simulated ones follow.
+  await expect(log.getByRole('listitem').filter({ hasText: /level.message/i }).first()).toBeVisible({ timeout: 15_000 });
+  expect(await axeViolations(page, 'server log', 'dialog[open]')).toEqual([]);
+  // Only emergencies: every line shown is one.
+  await logPanel.getByTestId('log-filter').selectOption('emergency');
+  for (const level of await log.locator('.server-log__level').allTextContents()) expect(level).toBe('emergency');
+  await send(capstan, 'POST', '/tools/call', { tool: 'everything:toggle-simulated-logging' });
+});
+
+test("a call is followed from Recent executions into the server's protocol messages, and on to its ledger entries", async ({ consolePage, page, capstan }) => {
+  await whitelist(capstan, ['echo']);
+  await page.reload();
+  await expect(consolePage.tool('echo')).toBeVisible(CONNECT_TIMEOUT);
+  const echo = await consolePage.select('echo');
+  await echo.getByLabel('message').fill('over the wire');
+  await echo.getByRole('button', { name: 'Execute' }).click();
+  const entry = consolePage.latestExecution;
+  await expect(entry).toContainText('Echo: over the wire');
+  const requestId = await consolePage.requestIdOf(entry);
+
+  await entry.getByRole('button', { name: 'Protocol messages' }).click();
+  const panel = page.getByRole('dialog', { name: 'Protocol messages of everything' });
+  await expect(panel.getByTestId('protocol-call')).toContainText(requestId);
+  const messages = panel.getByRole('list', { name: 'Protocol messages of everything' }).getByRole('listitem');
+  await expect(messages).toHaveCount(2);
+  await expect(messages.nth(0)).toContainText('response');
+  await expect(messages.nth(1)).toContainText('request');
+  await expect(messages.nth(1)).toContainText('tools/call');
+  await messages.nth(1).locator('summary').click();
+  await expect(messages.nth(1).getByLabel(/as JSON$/)).toContainText(`"requestId": "${requestId}"`);
+  expect(await axeViolations(page, 'protocol view', 'dialog[open]')).toEqual([]);
+
+  // Searching every message of the server finds the call by its words.
+  await panel.getByRole('button', { name: 'Show every message' }).click();
+  await panel.getByTestId('protocol-search').fill('over the wire');
+  await expect(messages.first()).toContainText(requestId);
+
+  await panel.getByRole('button', { name: 'Ledger entries' }).first().click();
+  await expect(consolePage.ledgerRows({ requestId }).first()).toBeVisible();
+});
