@@ -3,11 +3,14 @@
  * (server-filesystem and server-everything use them), the log lines it keeps and the protocol
  * messages it shows, through the gateway's HTTP routes.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapstanEvent } from '../../shared/events';
+import { inherited, runCli } from '../support/cliProcess';
+import { CLI } from '../support/serveProcess';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { everythingStdio, filesystemStdio, send, serverPid, waitForProvider, type Json } from '../support/mcp';
 
@@ -111,6 +114,31 @@ describe('server-everything: capabilities, logs and the protocol view', () => {
     for (const line of severe) expect(['error', 'critical', 'alert', 'emergency']).toContain(line.level);
     await gateway.call({ tool: 'everything:toggle-simulated-logging' });
   }, 60_000);
+
+  it('prints the kept lines with capstan logs, by level, and follows new ones with --follow', async () => {
+    const env = { CAPSTAN_TOKEN: gateway.token };
+    const kept = await runCli(['logs', 'everything', '--url', gateway.url], env);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toMatch(/^\S+Z {2}info {6}\[everything-server\] Roots updated/m);
+    const json = await runCli(['logs', 'everything', '--json', '--level', 'error', '--url', gateway.url], env);
+    for (const line of json.stdout.trim().split('\n').filter(Boolean)) expect(['error', 'critical', 'alert', 'emergency']).toContain(JSON.parse(line).level);
+    expect((await runCli(['logs', 'everything', '--level', 'loud', '--url', gateway.url], env)).code).toBe(2);
+    expect((await runCli(['logs', 'nope', '--url', gateway.url], env)).stderr).toContain('NOT_FOUND');
+
+    // --follow prints a line the server sends after it started, then keeps going until stopped.
+    const follower = spawn(process.execPath, [CLI, 'logs', 'everything', '--follow', '-n', '1', '--set-level', 'debug', '--url', gateway.url], { env: { ...inherited(), ...env } });
+    let printed = '';
+    follower.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    try {
+      await waitForAsync('the follower to start', async () => (printed.length > 0 ? true : undefined));
+      const before = printed.length;
+      await gateway.call({ tool: 'everything:toggle-simulated-logging' });
+      await waitForAsync('a followed line', async () => (/level.message/i.test(printed.slice(before)) ? true : undefined), 20_000);
+      await gateway.call({ tool: 'everything:toggle-simulated-logging' });
+    } finally {
+      follower.kill('SIGTERM');
+    }
+  }, 40_000);
 
   it("shows a call's messages in the protocol view, tied to its requestId, with timing and size", async () => {
     const { body } = await gateway.call({ tool: 'everything:echo', arguments: { message: 'on the wire' }, requestId: 'wire-1' });
