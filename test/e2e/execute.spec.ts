@@ -23,6 +23,9 @@ test('executing time_now shows its requestId and JSON result in Recent execution
   expect(response.ok).toBe(true);
   expect(response.result).toHaveProperty('timezone');
   expect(response.result).toHaveProperty('utcOffset');
+  // Its trace id beside the requestId, as the answer and the call's ledger entry carry it.
+  await expect(entry.getByTestId('trace-id')).toHaveText(/^[0-9a-f]{32}$/);
+  expect(await entry.getByTestId('trace-id').textContent()).toBe((response as { traceId?: string }).traceId);
 });
 
 test('after Execute at 1440×900 the result is brought into view, focused and announced', async ({ consolePage, page }) => {
