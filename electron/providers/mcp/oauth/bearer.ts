@@ -9,7 +9,7 @@
  */
 import { auth, extractWWWAuthenticateParams, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
 import { describeAuthFailure } from './failures';
-import { SignInRequiredError, type ServerOAuth } from './provider';
+import { SignInRequiredError, signInRequired, type ServerOAuth } from './provider';
 
 /** Refresh this long before the access token expires, so no request goes out with a dying token. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -26,9 +26,15 @@ export function connectionAuth(oauth: ServerOAuth): HttpAuth {
       const result = await auth(oauth, { serverUrl: oauth.serverUrl, fetchFn, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
       if (result !== 'AUTHORIZED') throw new SignInRequiredError(oauth.server, 'the refresh did not give a token');
     } catch (error) {
-      oauth.lastError = { reason: describeAuthFailure(error), at: new Date().toISOString() };
-      if (error instanceof SignInRequiredError) throw error;
-      throw new SignInRequiredError(oauth.server, `the token refresh failed (${oauth.lastError.reason})`);
+      // The SDK meets a refused refresh (invalid_grant) by starting an authorization, which only a
+      // sign-in may do (provider.ts): that is how a revoked or expired grant shows here.
+      const reason = signInRequired(error) ? 'the authorization server refused the refresh token (the grant was revoked or has expired)' : describeAuthFailure(error);
+      oauth.lastError = { reason, at: new Date().toISOString() };
+      // Tokens that cannot come back are dropped, and the server goes to the sign-in state at once
+      // rather than at its next heartbeat.
+      oauth.invalidateCredentials('tokens');
+      oauth.onSignInRequired?.();
+      throw new SignInRequiredError(oauth.server, reason);
     }
   };
   return {

@@ -25,7 +25,7 @@ export interface OAuthRegistryParts {
   log: Logger;
   /** A sign-in ended with tokens: the server connects again, now with them. */
   onSignedIn(server: string): void;
-  /** A sign-out: the server connects again without tokens (and so waits for a sign-in). */
+  /** A sign-out, or tokens that stopped working for good: the server connects again without them (and so waits for a sign-in). */
   onSignedOut(server: string): void;
   /** A configured server's settings, by name (undefined: no such server). */
   settingsOf(server: string): McpSettings | undefined;
@@ -60,6 +60,7 @@ export class OAuthRegistry {
     const config = settings.entry.oauth ?? {};
     if (known && known.serverUrl === settings.entry.url && JSON.stringify(known.config) === JSON.stringify(config)) return known;
     const made = new ServerOAuth(settings.name, settings.entry.url!, this.#store, config);
+    made.onSignInRequired = () => setImmediate(() => this.parts.onSignedOut(settings.name));
     if (known && known.serverUrl !== settings.entry.url) this.#store.remove(settings.name); // tokens are for the resource they were issued for
     this.#servers.set(settings.name, made);
     return made;

@@ -1,0 +1,126 @@
+/**
+ * A URL MCP server behind a real authorization server (oidc-provider on loopback: dynamic
+ * registration, PKCE, resource indicators, refresh tokens, revocation; test/support/oauthServers.ts),
+ * as the gateway meets it: it waits in the sign-in state (no retry loop) until the operator signs
+ * in through the browser; then it connects and its tool runs; the access token is refreshed before
+ * it expires; when the person's grant is revoked at the authorization server, calls fail with
+ * MCP_SIGN_IN_REQUIRED and the server is back in the sign-in state; a sign-out forgets the tokens.
+ * No token text reaches the logs, the ledger, its export or the protocol view, and the token
+ * file is owner-only.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokenStore } from '../../electron/providers/mcp/oauth/tokenStore';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { send, waitForProvider } from '../support/mcp';
+import { ACCESS_TOKEN_TTL_S, browser, MCP_SCOPE, startOAuthServers, type OAuthServers } from '../support/oauthServers';
+
+let servers: OAuthServers;
+let gw: TestGateway;
+/** Every token Capstan held, gathered as the test goes, to look for in what it writes. */
+const secrets = new Set<string>();
+
+beforeAll(async () => {
+  servers = await startOAuthServers();
+  gw = await startTestGateway({ config: { mcpServers: { remote: { url: servers.mcpUrl } } } });
+});
+afterAll(async () => {
+  await gw?.stop();
+  await servers?.close();
+});
+
+const auth = async () => (await send(gw, 'GET', '/mcp-servers/remote/auth')).body;
+const keptTokens = () => new TokenStore(join(gw.dataDir, 'oauth')).read('remote').tokens;
+const gather = () => {
+  const tokens = keptTokens();
+  for (const value of [tokens?.access_token, tokens?.refresh_token]) if (value) secrets.add(value);
+};
+
+describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () => {
+  it('waits for a sign-in instead of retrying', async () => {
+    const status = await waitForProvider(gw.host, 'remote', 'sign_in_required');
+    expect(status.retryAt).toBeNull();
+    expect(status.reason).toMatch(/no tokens/);
+    expect(await auth()).toMatchObject({ applies: true, state: 'signed_out', lastError: null });
+  });
+
+  it('signs in through the browser (loopback redirect, PKCE, resource), then connects and runs its tool', async () => {
+    const { status, body } = await send(gw, 'POST', '/mcp-servers/remote/sign-in');
+    expect(status).toBe(200);
+    const authorizationUrl = new URL(body.authorizationUrl);
+    expect(authorizationUrl.origin).toBe(servers.issuer);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('resource')).toBe(servers.mcpUrl);
+    expect(new URL(authorizationUrl.searchParams.get('redirect_uri')!).hostname).toBe('127.0.0.1');
+    expect(body.auth.state).toBe('signing_in');
+
+    await browser(authorizationUrl);
+    await waitForProvider(gw.host, 'remote', 'ready');
+    const signedIn = await auth();
+    expect(signedIn).toMatchObject({ state: 'signed_in', scopes: expect.arrayContaining([MCP_SCOPE]), authorizationServer: servers.issuer, lastError: null });
+    expect(Date.parse(signedIn.expiresAt)).toBeGreaterThan(Date.now());
+    expect(Date.parse(signedIn.nextRefreshAt)).toBeLessThan(Date.parse(signedIn.expiresAt));
+    gather();
+
+    const call = await gw.call({ tool: 'remote:whoami', arguments: {} });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(JSON.stringify(call.body)).toContain('hello from the protected server');
+    expect(servers.grants).toEqual(['authorization_code']);
+  });
+
+  it('refreshes the access token before it expires', async () => {
+    const before = keptTokens()!.access_token;
+    const { nextRefreshAt } = await auth();
+    expect(ACCESS_TOKEN_TTL_S * 1000 - 60_000).toBeLessThan(5_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(nextRefreshAt) - Date.now()) + 200));
+    const call = await gw.call({ tool: 'remote:whoami', arguments: {} });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(servers.grants).toEqual(['authorization_code', 'refresh_token']);
+    expect(keptTokens()!.access_token).not.toBe(before);
+    gather();
+  });
+
+  it('after the grant is revoked at the authorization server, calls fail with MCP_SIGN_IN_REQUIRED and the server waits for a sign-in', async () => {
+    await servers.revokeGrants();
+    const call = await gw.call({ tool: 'remote:whoami', arguments: {} });
+    expect(call.status).toBe(503);
+    expect(call.body.error).toMatchObject({ code: 'MCP_SIGN_IN_REQUIRED' });
+    const status = await waitForProvider(gw.host, 'remote', 'sign_in_required');
+    expect(status.retryAt).toBeNull();
+    const later = await gw.call({ tool: 'remote:whoami', arguments: {} });
+    expect(later.body.error).toMatchObject({ code: 'MCP_SIGN_IN_REQUIRED' });
+    const state = await auth();
+    expect(state.state).toBe('signed_out');
+    expect(state.lastError.reason).toMatch(/refused the refresh token/);
+    expect(later.body.error?.message).toMatch(/refused the refresh token|needs an OAuth sign-in/);
+  });
+
+  it('signs in again and out: sign-out forgets the tokens', async () => {
+    const { body } = await send(gw, 'POST', '/mcp-servers/remote/sign-in');
+    await browser(body.authorizationUrl);
+    await waitForProvider(gw.host, 'remote', 'ready');
+    gather();
+    const out = await send(gw, 'POST', '/mcp-servers/remote/sign-out');
+    expect(out.status).toBe(200);
+    expect(out.body).toMatchObject({ revokedAtServer: true, auth: { state: 'signed_out' } });
+    expect(keptTokens()).toBeUndefined();
+    await waitForProvider(gw.host, 'remote', 'sign_in_required');
+  });
+
+  it('keeps every token out of logs, the ledger, its export and the protocol view; the token file is owner-only', async () => {
+    expect(secrets.size).toBeGreaterThanOrEqual(4);
+    for (const seen of servers.accessTokens) secrets.add(seen);
+    const ledger = JSON.stringify(gw.host.ledger.query({ after: 0, limit: 10_000 }));
+    const exported = await (await gw.request('/ledger?after=0&limit=1000')).text();
+    const protocol = JSON.stringify((await send(gw, 'GET', '/mcp-servers/remote/protocol')).body);
+    const logs = JSON.stringify(gw.logs);
+    for (const secret of secrets) {
+      for (const [where, text] of Object.entries({ logs, ledger, exported, protocol })) expect(text.includes(secret), `a token in ${where}`).toBe(false);
+    }
+    const dir = join(gw.dataDir, 'oauth');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(gw.dataDir, 'config.json'), 'utf8')).not.toMatch(/access_token|refresh_token/);
+  });
+});
