@@ -32,17 +32,8 @@ export const LEFT_OUT: Record<string, string> = {
   'input-required-result-tampered-state': 'needs a fixture tool that answers with an InputRequiredResult and requestState',
   'input-required-result-capability-check': 'calls the fixture tool test_input_required_result_capabilities',
   'input-required-result-ignore-extra-params': 'calls the fixture tool test_input_required_result_elicitation',
-  // The runner's fixture resources and prompts. /mcp serves agents the resources, templates and
-  // prompts of the MCP servers behind Capstan, by their grants (re-run for issue 20: each of these
-  // fails only with "Resource not found: test://static-text" or PROMPT_NOT_FOUND), and no server
-  // behind this test's gateway has the runner's fixture content.
-  'resources-read-text': 'reads the fixture resource test://static-text, which no MCP server behind the gateway lists',
-  'resources-read-binary': 'reads the fixture resource test://static-binary, which no MCP server behind the gateway lists',
-  'resources-templates-read': 'reads the fixture template test://template/{id}/data, which no MCP server behind the gateway has',
-  'prompts-get-simple': 'gets the fixture prompt test_simple_prompt, which no MCP server behind the gateway offers',
-  'prompts-get-with-args': 'gets the fixture prompt test_prompt_with_arguments, which no MCP server behind the gateway offers',
-  'prompts-get-embedded-resource': 'gets the fixture prompt test_prompt_with_embedded_resource, which no MCP server behind the gateway offers',
-  'prompts-get-with-image': 'gets the fixture prompt test_prompt_with_image, which no MCP server behind the gateway offers',
+  // The runner's fixture resources and prompts are run (issue 20): an MCP server behind the
+  // gateway serves that content (test/support/conformanceContent.ts), read through /mcp.
   // Features Capstan does not offer its MCP clients.
   'resources-subscribe':
     "Capstan offers agents no resource subscriptions (resources/subscribe is Method not found): /mcp answers each request on its own, with no stream to carry notifications/resources/updated; the operator's console follows resources",

@@ -12,9 +12,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_AGENT_GRANTS } from '../../electron/config';
 import { startAuthProxy, type AuthProxy } from '../support/authProxy';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { waitForProvider } from '../support/mcp';
 import { LEFT_OUT, NOT_TESTABLE } from './conformance.expected';
 
 const RUNNER = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
@@ -30,8 +33,22 @@ interface Check {
 let gw: TestGateway;
 let proxy: AuthProxy;
 
+/**
+ * The runner's resource and prompt scenarios read content of its own; an MCP server behind the
+ * gateway serves it (test/support/conformanceContent.ts), and agents are granted its resources
+ * and prompts (they get none by default), so those scenarios cross the whole of Capstan.
+ */
+const CONTENT_SERVER = { command: process.execPath, args: [fileURLToPath(new URL('../support/conformanceContent.ts', import.meta.url))] };
+const CONTENT_GRANTS = [
+  ...DEFAULT_AGENT_GRANTS,
+  { pattern: 'fixtures:resource.*', authority: 'read' },
+  { pattern: 'fixtures:template.*', authority: 'read' },
+  { pattern: 'fixtures:prompt.*', authority: 'get' },
+];
+
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ config: { mcpServers: { fixtures: CONTENT_SERVER }, agentGrants: CONTENT_GRANTS } });
+  await waitForProvider(gw.host, 'fixtures');
   proxy = await startAuthProxy(gw.url, gw.host.agents.create('conformance').token);
 });
 afterAll(async () => {

@@ -53,14 +53,14 @@ export async function waitFor<T>(what: string, check: () => T | undefined, timeo
   }
 }
 
-/** Waits until a provider reaches a state; for `ready`, until its tools are in the catalog too. */
+/** Waits until a provider reaches a state; for `ready`, until its tools (or, for a server without tools, its resources or prompts) are in the catalog too. */
 export function waitForProvider(host: Host, name: string, state: ProviderStatus['state'] = 'ready', timeoutMs?: number): Promise<ProviderStatus> {
   return waitFor(
     `provider ${name} to be ${state}`,
     () => {
       const info = host.catalog.providers().find((provider) => provider.name === name);
       if (info?.status?.state !== state) return undefined;
-      if (state === 'ready' && info.tools === 0) return undefined;
+      if (state === 'ready' && info.tools === 0 && !info.resources && !info.prompts) return undefined;
       return info.status;
     },
     timeoutMs,

@@ -164,7 +164,7 @@ export class McpServerProvider implements Provider {
       if (attempt !== this.#attempt) return void (await connection.close());
       this.#connection = connection;
       watchDeclared(connection.client, { onListChanged: () => this.#relistSoon(attempt), onUpdated: (uri) => this.#updated(uri) });
-      const tools = await connection.listTools(this.#settings.timeoutMs);
+      const tools = await this.#listTools(connection);
       const problems = await connection.outputSchemas.prepare(tools);
       const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
       if (attempt !== this.#attempt) return;
@@ -252,7 +252,7 @@ export class McpServerProvider implements Provider {
     const connection = this.#connection;
     if (attempt !== this.#attempt || !connection) return;
     try {
-      const tools = await connection.listTools(this.#settings.timeoutMs);
+      const tools = await this.#listTools(connection);
       const problems = await connection.outputSchemas.prepare(tools);
       const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
       if (attempt !== this.#attempt) return;
@@ -264,6 +264,12 @@ export class McpServerProvider implements Provider {
     } catch (error) {
       this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server did not list its tools after list_changed');
     }
+  }
+
+  /** Its tools, when it declares any: a server offering only resources or prompts is asked for none (it would answer Method not found). */
+  async #listTools(connection: McpConnection): Promise<Tool[]> {
+    if (connection.client.getServerCapabilities()?.tools === undefined) return [];
+    return connection.listTools(this.#settings.timeoutMs);
   }
 
   /**

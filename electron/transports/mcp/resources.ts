@@ -115,7 +115,11 @@ export function registerDeclared(server: Server, caller: McpCaller, handlers: Ap
     }
     // Something the agent may not discover, or that is not there: no suggestions, as a server with none would say.
     if (!id) return { completion: { values: [] } };
-    const completed = await run('completeArgument', { id, argument, ...(given?.arguments ? { context: given.arguments } : {}), sessionId });
+    const reply = await dispatch(handlers, 'completeArgument', { id, argument, ...(given?.arguments ? { context: given.arguments } : {}), sessionId }, context());
+    // Capstan declares completions for every server behind it; one that offers none has no suggestions, which is no error.
+    if (!reply.ok && reply.envelope.error.code === 'SERVER_FEATURE_UNSUPPORTED') return { completion: { values: [] } };
+    if (!reply.ok) throw protocolError(reply.envelope, undefined);
+    const completed = reply.value;
     return {
       completion: {
         values: completed.values,
