@@ -3,6 +3,7 @@
  * health (MCP servers) and, for a configured server, Edit and Remove.
  */
 import { Icon } from '../../ui/Icon';
+import { OAuthStatus } from './OAuthStatus';
 import type { ProviderRowModel } from './providerRows';
 import { ProviderStatusView, StatusBadge } from './ProviderStatusView';
 import { RemoveServer } from './RemoveServer';
@@ -60,6 +61,7 @@ export function ProviderRow({ row, switching, onToggle, onEdit, onPolicy, onLog,
         {info && <Figure name="Diagnostics" value={info.diagnostics} testId="diagnostics" />}
       </dl>
       {status && status.state !== 'disabled' && <ProviderStatusView name={name} status={status} />}
+      {server?.transport === 'http' && enabled && <OAuthStatus name={name} />}
       {!enabled && tools + (info?.skills ?? 0) > 0 && <p className="muted">Its capabilities are out of the catalog while it is disabled.</p>}
       {server && (
         <div className="provider__actions" role="group" aria-label={`${name} actions`}>
