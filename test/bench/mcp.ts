@@ -22,6 +22,7 @@ import autocannon from 'autocannon';
 const resolve = createRequire(import.meta.url).resolve;
 const EVERYTHING = resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const SUPERGATEWAY = resolve('supergateway/dist/index.js');
 /** Binds a server that listens on every interface to loopback and prints its port (the bench runs from dist/). */
 const LOOPBACK_PRELOAD = fileURLToPath(new URL('../test/support/listenOnLoopback.ts', import.meta.url));
 const IN_FLIGHT = 10;
@@ -92,75 +93,125 @@ async function connect(url: URL, headers: Record<string, string> = {}): Promise<
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Finds and loads `everything:echo` in the client's Capstan session; the name it is listed under. */
-async function loadEcho(client: Client): Promise<string> {
+/** The paths an agent's call to server-everything's echo can take, compared in one run. */
+export const MCP_PATHS = ['direct', 'supergateway', 'capstan', 'capstan+telemetry'] as const;
+export type McpPath = (typeof MCP_PATHS)[number];
+/** MCP clients calling at once, each with one call in flight: agents, each on its own connection. */
+const CLIENTS = 8;
+
+/** An OTLP/HTTP endpoint that accepts everything and decodes nothing: what telemetry costs Capstan, not a receiver. */
+async function otlpSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const server = createServer((request, response) => {
+    request.resume();
+    request.once('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((done) => server.close(() => done())) };
+}
+
+/** `capstan serve` with server-everything over stdio as its provider (as supergateway bridges it), agents granted its tools. */
+async function startCapstan(cli: string, telemetry: { endpoint: string } | undefined) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-bench-mcp-'));
+  writeFileSync(
+    join(dataDir, 'config.json'),
+    JSON.stringify({ grants: GRANTS, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, ...(telemetry ? { telemetry } : {}) }),
+  );
+  const started = await startChild('capstan serve', [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: TOKEN }, /Capstan console: (http:\/\/[^/]+)\//);
+  const url = started.found;
+  await waitUntil(async () => {
+    const catalog = (await (await fetch(`${url}/catalog`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { providers: { name: string; tools: number; status?: { state: string } }[] };
+    return catalog.providers.some((p) => p.name === 'everything' && p.status?.state === 'ready' && p.tools > 0);
+  });
+  const created = (await (await fetch(`${url}/agents`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench-agent' }) })).json()) as { token: string };
+  return { url, agentToken: created.token, child: started.child, dataDir };
+}
+
+/** Finds everything:echo, loads it in the client's session, and returns a call by reference, as an agent makes it. */
+async function capabilityCall(client: Client): Promise<(n: number) => Promise<void>> {
   const found = (await client.callTool({ name: 'capabilities_search', arguments: { query: 'echo', limit: 20 } })) as Json;
   const item = (found.structuredContent?.items as Json[] | undefined)?.find((candidate) => candidate.reference.id === 'everything:echo');
   if (!item) throw new Error(`capabilities_search did not find everything:echo: ${JSON.stringify(found)}`);
   const loaded = (await client.callTool({ name: 'tools_load', arguments: { reference: item.reference } })) as Json;
   if (loaded.isError) throw new Error(`tools_load failed: ${JSON.stringify(loaded.structuredContent)}`);
-  const { tools } = await client.listTools();
-  // Capstan's own six tools are named for what they do; the one loaded is the only echo.
-  const listed = tools.filter((tool) => tool.name.includes('echo'));
-  if (listed.length !== 1) throw new Error(`everything:echo is not listed once in the session's tools: ${tools.map((tool) => tool.name).join(', ')}`);
-  return listed[0]!.name;
+  return async (n) => {
+    const message = `bench ${n}`;
+    const result = (await client.callTool({ name: 'capability_call', arguments: { reference: item.reference, arguments: { message } } })) as Json;
+    if (result.isError || !JSON.stringify(result.structuredContent).includes(message)) throw new Error(`capability_call failed: ${JSON.stringify(result)}`);
+  };
+}
+
+/** `CLIENTS` clients, each one call in flight, for `seconds`: calls per second and each call's latency. */
+async function driveClients(calls: ((n: number) => Promise<void>)[], seconds: number): Promise<Measured> {
+  let next = 0;
+  return drive((_n) => calls[next++ % calls.length]!(next), seconds, calls.length);
 }
 
 /**
- * server-everything's echo, directly and through `capstan serve`, in `rounds` interleaved rounds
- * of `secondsPerRound` each (the order swapping every round, so neither always runs on a machine
- * the other just warmed or loaded).
+ * server-everything's echo, called by `CLIENTS` SDK v2 clients over Streamable HTTP along each
+ * path: directly (its own Streamable HTTP endpoint), through supergateway (a bare stdio → HTTP
+ * bridge: no policy, no ledger; `--stateful`, a server process per client session, since its
+ * stateless mode starts a process per request), and through `capstan serve`'s `/mcp` as an agent (its token,
+ * `capability_call` by reference, every call durable in the ledger before its answer), with
+ * telemetry off and on (to an OTLP sink that accepts and discards). Capstan and supergateway
+ * both speak to server-everything over stdio. Interleaved rounds, the order rotating each round.
  */
-export async function benchMcpEcho(cli: string, rounds = 5, secondsPerRound = 1.5) {
-  const everything = await startChild('server-everything', ['--import', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'], { PORT: '0' }, /LISTENING (\d+)/);
-  const serverUrl = `http://127.0.0.1:${everything.found}/mcp`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-bench-mcp-'));
-  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ grants: GRANTS, mcpServers: { everything: { url: serverUrl } } }));
-  let serve: ChildProcess | undefined;
+export async function benchMcpPaths(cli: string, rounds = 5, secondsPerRound = 2) {
+  const children: ChildProcess[] = [];
   const clients: Client[] = [];
+  const dataDirs: string[] = [];
+  const sink = await otlpSink();
   try {
-    const started = await startChild(
-      'capstan serve',
-      [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
-      { CAPSTAN_TOKEN: TOKEN },
-      /Capstan console: (http:\/\/[^/]+)\//,
+    const everything = await startChild('server-everything', ['--import', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'], { PORT: '0' }, /LISTENING (\d+)/);
+    children.push(everything.child);
+    const bridge = await startChild(
+      'supergateway',
+      ['--import', LOOPBACK_PRELOAD, SUPERGATEWAY, '--stdio', `${process.execPath} ${EVERYTHING} stdio`, '--outputTransport', 'streamableHttp', '--stateful', '--port', '0', '--logLevel', 'none'],
+      {},
+      /LISTENING (\d+)/,
     );
-    serve = started.child;
-    const capstanUrl = started.found;
-    await waitUntil(async () => {
-      const catalog = (await (await fetch(`${capstanUrl}/catalog`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
-        providers: { name: string; tools: number; status?: { state: string } }[];
-      };
-      return catalog.providers.some((p) => p.name === 'everything' && p.status?.state === 'ready' && p.tools > 0);
-    });
+    children.push(bridge.child);
+    const port = bridge.found;
+    const capstan = await startCapstan(cli, undefined);
+    const traced = await startCapstan(cli, { endpoint: sink.url });
+    for (const started of [capstan, traced]) {
+      children.push(started.child);
+      dataDirs.push(started.dataDir);
+    }
 
-    const direct = await connect(new URL(serverUrl));
-    clients.push(direct);
-    const viaCapstan = await connect(new URL('/mcp', capstanUrl), { authorization: `Bearer ${TOKEN}` });
-    clients.push(viaCapstan);
-    const echoName = await loadEcho(viaCapstan);
-    const echo = (client: Client, name: string) => async (n: number) => {
-      const message = `bench ${n}`;
-      const result = (await client.callTool({ name, arguments: { message } })) as Json;
-      if (result.isError || !JSON.stringify(result.content).includes(message)) throw new Error(`echo through ${name} failed: ${JSON.stringify(result)}`);
+    const many = async (url: URL, headers: Record<string, string> = {}) => {
+      const opened = await Promise.all(Array.from({ length: CLIENTS }, () => connect(url, headers)));
+      clients.push(...opened);
+      return opened;
     };
-    const targets = { direct: echo(direct, 'echo'), capstan: echo(viaCapstan, echoName) };
+    const echo = (client: Client) => async (n: number) => {
+      const message = `bench ${n}`;
+      const result = (await client.callTool({ name: 'echo', arguments: { message } })) as Json;
+      if (result.isError || !JSON.stringify(result.content).includes(message)) throw new Error(`echo failed: ${JSON.stringify(result)}`);
+    };
+    const targets: Record<McpPath, ((n: number) => Promise<void>)[]> = {
+      direct: (await many(new URL(`http://127.0.0.1:${everything.found}/mcp`))).map(echo),
+      supergateway: (await many(new URL(`http://127.0.0.1:${port}/mcp`))).map(echo),
+      capstan: await Promise.all((await many(new URL('/mcp', capstan.url), { authorization: `Bearer ${capstan.agentToken}` })).map(capabilityCall)),
+      'capstan+telemetry': await Promise.all((await many(new URL('/mcp', traced.url), { authorization: `Bearer ${traced.agentToken}` })).map(capabilityCall)),
+    };
 
-    await drive(targets.direct, 1); // warm both
-    await drive(targets.capstan, 1);
-    const measured: { direct: Measured; capstan: Measured }[] = [];
+    for (const path of MCP_PATHS) await driveClients(targets[path], 1); // warm every path
+    const measured: Record<McpPath, Measured>[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      const order = round % 2 === 0 ? (['direct', 'capstan'] as const) : (['capstan', 'direct'] as const);
-      const row = {} as { direct: Measured; capstan: Measured };
-      for (const name of order) row[name] = await drive(targets[name], secondsPerRound);
+      const row = {} as Record<McpPath, Measured>;
+      for (let i = 0; i < MCP_PATHS.length; i += 1) {
+        const path = MCP_PATHS[(i + round) % MCP_PATHS.length]!;
+        row[path] = await driveClients(targets[path], secondsPerRound);
+      }
       measured.push(row);
     }
-    return { rounds: measured, secondsPerRound, inFlight: IN_FLIGHT, listedAs: echoName };
+    return { rounds: measured, secondsPerRound, clients: CLIENTS };
   } finally {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    if (serve) await stopChild(serve);
-    await stopChild(everything.child);
-    rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all(children.map(stopChild));
+    await sink.close();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { benchConsoleSearch } from './consoleSearch';
 import { benchGatewayThroughput, type Measured } from './gatewayThroughput';
 import { benchEventDelay, benchLedgerAppends, benchLedgerThroughput, serveVariant, type Variant } from './ledger';
-import { benchMcpEcho, benchMcpServe } from './mcp';
+import { benchMcpPaths, benchMcpServe, MCP_PATHS } from './mcp';
 import { benchMcpServer } from './mcpServer';
 import { benchSearch } from './search';
 import { benchStartup } from './startup';
@@ -86,28 +86,33 @@ if (wanted('ledger')) {
 }
 
 if (wanted('mcp')) {
-  const echo = await benchMcpEcho(cli);
+  const paths = await benchMcpPaths(cli);
   console.log(
-    `\nMCP: server-everything's echo over Streamable HTTP, the same SDK client directly and through capstan serve's /mcp (echo loaded, listed as ${echo.listedAs}; ` +
-      `server-everything its MCP provider over Streamable HTTP), ${echo.inFlight} calls in flight, ${echo.rounds.length} interleaved rounds of ${echo.secondsPerRound} s; ${loadAverage()}`,
+    `\nMCP: server-everything's echo, ${paths.clients} SDK v2 clients over Streamable HTTP, one call in flight each, ${paths.rounds.length} interleaved rounds of ${paths.secondsPerRound} s: ` +
+      `directly; through supergateway (a bare stdio → HTTP bridge); through capstan serve's /mcp as an agent (capability_call by reference, every call durable in the ledger), telemetry off and on (OTLP to a sink); ` +
+      `supergateway and Capstan reach server-everything over stdio; ${loadAverage()}`,
   );
-  const side = (figures: { callsPerSecond: number; p50Ms: number; p99Ms: number }, name: string) => ({
-    [`${name} calls/s`]: fixed(figures.callsPerSecond, 0),
-    [`${name} p50 ms`]: fixed(figures.p50Ms, 2),
-    [`${name} p99 ms`]: fixed(figures.p99Ms, 2),
-  });
+  const side = (figures: { callsPerSecond: number; p50Ms: number; p99Ms: number }) => `${fixed(figures.callsPerSecond, 0)}/s p50 ${fixed(figures.p50Ms, 2)} p99 ${fixed(figures.p99Ms, 1)}`;
+  console.table(Object.fromEntries(paths.rounds.map((round, index) => [`round ${index + 1}`, Object.fromEntries(MCP_PATHS.map((path) => [path, side(round[path])]))])));
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const of = (path: (typeof MCP_PATHS)[number], figure: 'callsPerSecond' | 'p50Ms' | 'p99Ms') => mean(paths.rounds.map((round) => round[path][figure]));
   console.table(
     Object.fromEntries(
-      echo.rounds.map((round, index) => [
-        `round ${index + 1}`,
-        { ...side(round.direct, 'direct'), ...side(round.capstan, 'Capstan'), 'calls/s Capstan/direct': fixed(round.capstan.callsPerSecond / round.direct.callsPerSecond, 2) },
+      MCP_PATHS.map((path) => [
+        path,
+        {
+          'calls/s': fixed(of(path, 'callsPerSecond'), 0),
+          'p50 ms': fixed(of(path, 'p50Ms'), 2),
+          'p99 ms': fixed(of(path, 'p99Ms'), 1),
+          '× supergateway': fixed(mean(paths.rounds.map((round) => round[path].callsPerSecond / round.supergateway.callsPerSecond)), 2),
+          'p50 added over direct ms': fixed(mean(paths.rounds.map((round) => round[path].p50Ms - round.direct.p50Ms)), 2),
+        },
       ]),
     ),
   );
-  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   console.log(
-    `mean over the rounds: direct ${fixed(mean(echo.rounds.map((round) => round.direct.callsPerSecond)), 0)} calls/s, Capstan ${fixed(mean(echo.rounds.map((round) => round.capstan.callsPerSecond)), 0)} calls/s; ` +
-      `ratio Capstan/direct ${fixed(mean(echo.rounds.map((round) => round.capstan.callsPerSecond / round.direct.callsPerSecond)), 2)}`,
+    `telemetry adds per call: ${fixed(mean(paths.rounds.map((round) => 1000 / round['capstan+telemetry'].callsPerSecond - 1000 / round.capstan.callsPerSecond)) * paths.clients, 3)} ms ` +
+      `(${fixed(mean(paths.rounds.map((round) => round['capstan+telemetry'].callsPerSecond / round.capstan.callsPerSecond)), 2)}× the calls/s with it off)`,
   );
   const serve = await benchMcpServe(cli);
   console.log(
