@@ -3,7 +3,7 @@
  * its tools appear with the annotations it declared beside what Capstan decided; echo runs; its
  * results keep their content blocks (text, an image, resource links, structuredContent); and a
  * long-running operation streams its progress into the console live and stops on cancel; a tool
- * its server runs only as an MCP task is shown as not runnable here, with the reason.
+ * its server runs only as an MCP task runs as one, its task status shown while it runs.
  */
 import type { Locator } from '@playwright/test';
 import type { CatalogView } from '../../shared/discovery';
@@ -67,23 +67,19 @@ test("every tool server-everything lists appears, with what it declared and what
   await expect(drawer.getByRole('region', { name: 'Policy: declared and decided' }).getByTestId('declared-readOnlyHint')).toHaveText('true');
 });
 
-test('a tool its server runs only as an MCP task is listed as not runnable here, says why, and Execute is off', async ({ consolePage, page }) => {
+test('a tool its server runs only as an MCP task runs from the console as one, its task status shown while the call runs', async ({ consolePage, page, capstan }) => {
+  await whitelist(capstan, ['simulate-research-query']);
+  await page.reload();
   const detail = await findTool(consolePage, 'simulate-research-query');
-  await expect(detail).toHaveAttribute('data-state', 'not-runnable');
-  const card = consolePage.tool('simulate-research-query');
-  await expect(card.getByText('Not runnable here', { exact: true })).toBeVisible();
-  await expect(card).toContainText('only as an MCP task');
-  const notice = detail.getByRole('status').filter({ hasText: 'Not runnable here' });
-  await expect(notice).toContainText('execution.taskSupport: "required"');
-  await expect(notice).toContainText('TOOL_NOT_RUNNABLE');
-  const execute = detail.getByRole('button', { name: 'Execute' });
-  await expect(execute).toBeDisabled();
-  await expect(execute).toHaveAttribute('title', /^Not runnable here: its server runs it only as an MCP task/);
-  await expect(execute).toHaveAccessibleDescription(/Not runnable here/);
-  // The header counts it apart, and Inspect says so too.
-  await expect(consolePage.count('not-runnable')).toHaveText('1');
-  await detail.getByRole('button', { name: 'Inspect', exact: true }).click();
-  await expect(page.getByRole('dialog', { name: 'Inspect simulate-research-query' }).getByRole('status')).toContainText('TOOL_NOT_RUNNABLE');
+  await expect(detail).not.toHaveAttribute('data-state', 'not-runnable');
+  await expect(consolePage.count('not-runnable')).toHaveCount(0);
+  await detail.getByLabel('topic').fill('tides');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+  const entry = consolePage.latestExecution;
+  // The task's status is the running call's progress message, as the server moves through its stages.
+  await expect(entry).toContainText(/MCP task working: \w+/, { timeout: 15_000 });
+  await expect(entry).toContainText('ok', { timeout: 20_000 });
+  await expect(entry.getByRole('region', { name: 'everything:simulate-research-query content' })).toContainText(/tides/i);
 });
 
 test('echo runs from the console, and results keep their text, image, resource link and structured content blocks', async ({ consolePage, page, capstan }) => {

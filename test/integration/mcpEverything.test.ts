@@ -1,11 +1,10 @@
 /** server-everything as a real child process, over stdio and over Streamable HTTP on loopback, through the real gateway. */
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapstanEvent } from '../../shared/events';
 import { declaredCapabilities } from '../../electron/providers/mcp/clientSide';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { connectHttp } from '../support/mcpClient';
 import { EVERYTHING, everythingStdio, send, serverPid, startEverythingHttp, waitFor, waitForProvider, type Json } from '../support/mcp';
 
 const contractOf = (gateway: TestGateway, name: string) => gateway.host.catalog.live(`everything:${name}`)?.contract as Json;
@@ -63,44 +62,11 @@ describe('server-everything over stdio', () => {
     expect(gateway.host.ledger.query({ requestId: body.requestId as string, kind: 'call_started' })[0]?.details.mutating).toBe(true);
   });
 
-  it('lists simulate-research-query (runs only as an MCP task) as not runnable, everywhere, and refuses it before the server is called', async () => {
+  it('lists simulate-research-query (runs only as an MCP task) as runnable everywhere: Capstan calls it as a task (mcpTasks.test.ts)', async () => {
     const id = 'everything:simulate-research-query';
-    const notRunnable = { runnable: false, notRunnableReason: expect.stringContaining('execution.taskSupport: "required"') };
-    // The operator's views: the catalog and the seed's tool list.
     const catalog = await send(gateway, 'GET', '/catalog');
-    expect(catalog.body.capabilities.find((entry: Json) => entry.contract.id === id)?.contract).toMatchObject(notRunnable);
-    expect(catalog.body.capabilities.find((entry: Json) => entry.contract.id === 'everything:echo')?.contract.runnable).toBeUndefined();
-    expect((await send(gateway, 'GET', '/tools')).body.tools.find((tool: Json) => tool.id === id)).toMatchObject(notRunnable);
-    const run = vi.spyOn(gateway.host.catalog.live(id)!.tool!.definition, 'run');
-
-    // The operator's call: refused with the documented code, nothing recorded as started.
-    const called = await gateway.call({ tool: id, arguments: { topic: 'tides' }, requestId: 'research-operator' });
-    expect(called.status).toBe(501);
-    expect(called.body.error).toMatchObject({ code: 'TOOL_NOT_RUNNABLE', message: expect.stringMatching(/^TOOL_NOT_RUNNABLE: everything:simulate-research-query cannot run in Capstan: /) });
-    expect(gateway.host.ledger.query({ requestId: 'research-operator', kind: 'call_started' })).toEqual([]);
-
-    // An agent over /mcp: discovery says so, tools_load and capability_call refuse it.
-    const agent = (await send(gateway, 'POST', '/agents', { name: 'researcher' })).body.token as string;
-    const mcp = await connectHttp(gateway.url, agent);
-    try {
-      const found = await mcp.call('capabilities_search', { query: 'simulate research query' });
-      const item = (found.structuredContent!.items as Json[]).find((candidate) => candidate.reference.id === id)!;
-      expect(item).toMatchObject(notRunnable);
-      const listed = await mcp.call('capabilities_list', { provider: 'everything', limit: 100 });
-      expect((listed.structuredContent!.items as Json[]).find((candidate) => candidate.reference.id === id)).toMatchObject(notRunnable);
-      expect((listed.structuredContent!.items as Json[]).find((candidate) => candidate.reference.id === 'everything:echo')).not.toHaveProperty('runnable');
-      const inspected = await mcp.call('capabilities_inspect', { reference: item.reference });
-      expect(inspected.structuredContent!.contract).toMatchObject(notRunnable);
-      const loaded = await mcp.call('tools_load', { reference: item.reference });
-      expect(loaded).toMatchObject({ isError: true, structuredContent: { error: { code: 'TOOL_NOT_RUNNABLE' } } });
-      const refused = await mcp.call('capability_call', { reference: item.reference, arguments: { topic: 'tides' } });
-      expect(refused).toMatchObject({ isError: true, structuredContent: { error: { code: 'TOOL_NOT_RUNNABLE', reason: expect.stringContaining('MCP task') } } });
-      expect(gateway.host.ledger.query({ requestId: refused.structuredContent!.requestId as string, kind: 'call_started' })).toEqual([]);
-    } finally {
-      await mcp.close();
-    }
-    expect(run).not.toHaveBeenCalled();
-    run.mockRestore();
+    expect(catalog.body.capabilities.find((entry: Json) => entry.contract.id === id)?.contract).not.toHaveProperty('runnable');
+    expect((await send(gateway, 'GET', '/tools')).body.tools.find((tool: Json) => tool.id === id)).not.toHaveProperty('runnable');
   });
 
   it('streams the long-running operation\'s progress and stops it on cancel', async () => {

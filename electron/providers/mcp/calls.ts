@@ -15,6 +15,8 @@
  *   server/discover on 2026-07-28): an answer within the grace period means the server has read
  *   the cancellation, and the call ends cancelled (or failed, for a deadline); no answer, or a
  *   connection lost mid-call, leaves the outcome unknown.
+ * - A tool that runs as an MCP task (connection.runsAsTask) is called as one (mcpTasks.ts): its
+ *   status is its progress, and a cancellation the server acknowledges ends it cancelled.
  * - Results keep MCP's content blocks and `structuredContent`; `isError` is TOOL_ERROR with the
  *   server's answer; a result over `maxResultBytes` is RESULT_TOO_LARGE.
  */
@@ -22,6 +24,7 @@ import { TRACEPARENT_META_KEY, type CallToolResult } from '@modelcontextprotocol
 import { CapstanError } from '../../../shared/errors';
 import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
 import { isConnectionLost, isTimeout, type McpConnection } from './connection';
+import { runToolAsTask, TaskCancelled, TERMINAL_TASK_STATUSES } from './mcpTasks';
 import type { McpSettings } from './settings';
 import { outgoingTraceparent } from '../../telemetry/trace';
 
@@ -59,26 +62,52 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
   // What the server asks while this runs (an elicitation) is this call's, and is withdrawn when it ends.
   const ended = settings.clientSide?.callStarted(requestId);
   try {
-    result = await connection.client.callTool(
-      { name: tool, arguments: args, _meta: { requestId, [TRACEPARENT_META_KEY]: outgoingTraceparent(requestId) } },
-      {
+    const meta = { requestId, [TRACEPARENT_META_KEY]: outgoingTraceparent(requestId) };
+    if (connection.runsAsTask(tool)) {
+      // An MCP task: its status is the running call's progress message (mcpTasks.ts).
+      result = (await runToolAsTask({
+        client: connection.client,
+        tool,
+        args,
+        meta,
         signal,
-        timeout: settings.timeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: settings.toolTimeoutMs,
-        onprogress: ({ progress, total, message }) => {
+        timeoutMs: settings.timeoutMs,
+        totalMs: settings.toolTimeoutMs,
+        onUpdate: ({ taskId, status, statusMessage }) => {
           lastHeard = Date.now();
           report({
-            progress,
-            total: total ?? null,
-            message: message ?? null,
+            progress: TERMINAL_TASK_STATUSES.includes(status) ? 1 : 0,
+            total: null,
+            message: `MCP task ${status.replace('_', ' ')}${statusMessage ? `: ${statusMessage}` : ''} (${taskId})`,
             startedAt: new Date(started).toISOString(),
-            deadlineAt: deadline(),
+            deadlineAt: new Date(started + settings.toolTimeoutMs).toISOString(),
           });
         },
-      },
-    );
+      })) as CallToolResult;
+    } else {
+      result = await connection.client.callTool(
+        { name: tool, arguments: args, _meta: meta },
+        {
+          signal,
+          timeout: settings.timeoutMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: settings.toolTimeoutMs,
+          onprogress: ({ progress, total, message }) => {
+            lastHeard = Date.now();
+            report({
+              progress,
+              total: total ?? null,
+              message: message ?? null,
+              startedAt: new Date(started).toISOString(),
+              deadlineAt: deadline(),
+            });
+          },
+        },
+      );
+    }
   } catch (error) {
+    // A task the server says it cancelled did stop: cancelled, whether or not it could write.
+    if (error instanceof TaskCancelled && error.status === 'cancelled') throw error;
     throw await stopped(error, parts, capability, signal, mutating);
   } finally {
     ended?.();

@@ -40,6 +40,8 @@ export interface ConnectionEvents {
 
 export class McpConnection {
   #closing = false;
+  /** The tools that run as MCP tasks, always or if asked, as the last listing said (mcpTasks.ts). */
+  #taskSupport = new Map<string, 'required' | 'optional'>();
 
   private constructor(
     readonly client: Client,
@@ -78,6 +80,17 @@ export class McpConnection {
     return connection;
   }
 
+  /**
+   * Whether a call to this tool runs as an MCP task: always when the tool requires it; when it
+   * only allows it, if the server declares task-augmented tools/call (then the call's status shows
+   * and its cancellation is acknowledged).
+   */
+  runsAsTask(tool: string): boolean {
+    const support = this.#taskSupport.get(tool);
+    const declared = (this.client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks?.requests?.tools?.call !== undefined;
+    return support === 'required' || (support === 'optional' && declared);
+  }
+
   /** A stdio server's process id (for diagnostics and tests); null over HTTP. */
   get pid(): number | null {
     return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
@@ -97,6 +110,7 @@ export class McpConnection {
   /** Every tool, across every page the server hands out. */
   async listTools(timeoutMs: number): Promise<Tool[]> {
     const { tools } = await this.client.listTools(undefined, { cacheMode: 'refresh', timeout: timeoutMs });
+    this.#taskSupport = new Map(tools.flatMap((tool) => (tool.execution?.taskSupport === 'required' || tool.execution?.taskSupport === 'optional' ? [[tool.name, tool.execution.taskSupport] as const] : [])));
     return tools;
   }
 

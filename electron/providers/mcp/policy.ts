@@ -54,11 +54,12 @@ export function declaredIcons(icons: unknown): ToolIcon[] {
 }
 
 /**
- * Why Capstan cannot run a tool, or undefined when it can. A tool whose server runs it only as an
- * MCP task (`execution.taskSupport: "required"`) answers a plain tools/call with an error, and
- * Capstan does not yet call tools as tasks: it is listed, marked not runnable, and refused.
+ * Why Capstan cannot run a tool, or undefined when it can. Tools whose server runs them as MCP
+ * tasks (`execution.taskSupport: "required"` or `"optional"`) are called as tasks (mcpTasks.ts);
+ * a `taskSupport` Capstan does not know is a way of running it cannot promise to follow.
  */
 export function notRunnableReason(execution: { taskSupport?: string } | undefined): string | undefined {
-  if (execution?.taskSupport !== 'required') return undefined;
-  return 'its server runs it only as an MCP task (execution.taskSupport: "required"), and Capstan does not call tools as MCP tasks yet';
+  const support = execution?.taskSupport;
+  if (support === undefined || support === 'forbidden' || support === 'optional' || support === 'required') return undefined;
+  return `its server declares execution.taskSupport: "${String(support).slice(0, 40)}", which Capstan does not know how to run`;
 }
