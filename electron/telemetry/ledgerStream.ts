@@ -8,7 +8,6 @@
  * wrote (OTLP JSON, as the Collector's file exporter writes it: one export request per line)
  * against it.
  */
-import canonicalize from 'canonicalize';
 import type { AnyValueMap } from '@opentelemetry/api-logs';
 import type { LedgerEntry } from '../../shared/ledger';
 
@@ -33,8 +32,9 @@ export function ledgerLogAttributes(entry: LedgerEntry): AnyValueMap {
     [LEDGER_ATTRIBUTES.at]: entry.at,
     [LEDGER_ATTRIBUTES.hash]: entry.hash,
     [LEDGER_ATTRIBUTES.prevHash]: entry.prevHash,
-    // Canonical JSON, so the entry can be hashed again exactly as the ledger hashed it.
-    [LEDGER_ATTRIBUTES.details]: canonicalize(entry.details) ?? '{}',
+    // Plain JSON: a check parses it and hashes the entry canonically again (entryHash), so the
+    // stream needs no canonical form of its own, which would cost each entry a second pass.
+    [LEDGER_ATTRIBUTES.details]: JSON.stringify(entry.details),
   };
   for (const field of ['requestId', 'taskId', 'sessionId', 'capability', 'principal'] as const) {
     if (entry[field] !== null) attributes[LEDGER_ATTRIBUTES[field]] = entry[field];
