@@ -4,16 +4,20 @@
  * as the gateway meets it: it waits in the sign-in state (no retry loop) until the operator signs
  * in through the browser; then it connects and its tool runs; the access token is refreshed before
  * it expires; when the person's grant is revoked at the authorization server, calls fail with
- * MCP_SIGN_IN_REQUIRED and the server is back in the sign-in state; a sign-out forgets the tokens.
+ * MCP_SIGN_IN_REQUIRED and the server is back in the sign-in state; a sign-out forgets the tokens;
+ * `capstan mcp-servers login` does the same from a terminal (the built CLI: `npm run build` first).
  * No token text reaches the logs, the ledger, its export or the protocol view, and the token
  * file is owner-only.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenStore } from '../../electron/providers/mcp/oauth/tokenStore';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { send, waitForProvider } from '../support/mcp';
+import { inherited, runCli } from '../support/cliProcess';
+import { send, waitFor, waitForProvider } from '../support/mcp';
+import { CLI } from '../support/serveProcess';
 import { ACCESS_TOKEN_TTL_S, browser, MCP_SCOPE, startOAuthServers, type OAuthServers } from '../support/oauthServers';
 
 let servers: OAuthServers;
@@ -106,6 +110,27 @@ describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () =>
     expect(out.body).toMatchObject({ revokedAtServer: true, auth: { state: 'signed_out' } });
     expect(keptTokens()).toBeUndefined();
     await waitForProvider(gw.host, 'remote', 'sign_in_required');
+  });
+
+  it('signs in from a terminal: capstan mcp-servers login prints the URL and waits for the browser; auth and logout', async () => {
+    const env = { ...inherited(), CAPSTAN_TOKEN: gw.token };
+    const login = spawn(process.execPath, [CLI, 'mcp-servers', 'login', 'remote', '--no-browser', '--url', gw.url], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    login.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const url = await waitFor('the authorization URL', () => /^\s+(http\S+)$/m.exec(stdout)?.[1]);
+    await browser(url);
+    const code = await new Promise((resolve) => login.once('close', resolve));
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/remote: signed in/);
+    expect(stdout).toMatch(new RegExp(`scopes\\s+.*${MCP_SCOPE}`));
+    await waitForProvider(gw.host, 'remote', 'ready');
+    gather();
+    const auth = await runCli(['mcp-servers', 'auth', 'remote', '--json', '--url', gw.url], { CAPSTAN_TOKEN: gw.token });
+    expect(JSON.parse(auth.stdout)).toMatchObject({ state: 'signed_in' });
+    const logout = await runCli(['mcp-servers', 'logout', 'remote', '--url', gw.url], { CAPSTAN_TOKEN: gw.token });
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(logout.stdout).toMatch(/signed out of remote: its tokens are forgotten here and revoked at the authorization server/);
+    for (const text of [stdout, auth.stdout, logout.stdout]) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
   });
 
   it('keeps every token out of logs, the ledger, its export and the protocol view; the token file is owner-only', async () => {
