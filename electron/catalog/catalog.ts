@@ -13,7 +13,7 @@ import type { CatalogChanged } from '../../shared/events';
 import type { z } from 'zod';
 import { ContractError, contractHash, createSchemaCompiler, ExternalSchemaCompilers, skillContract, toolContract, type CompiledTool } from './contract';
 import type { PinHold } from '../../shared/pins';
-import { promptContract, resourceContract, resourceTemplateContract } from './declared';
+import { declaredContracts } from './declared';
 import type { Provider, SkillSource } from './provider';
 import { Snapshot, type SnapshotEntry } from './snapshot';
 import type { ToolPolicy } from './toolPolicy';
@@ -40,6 +40,8 @@ export interface LiveEntry extends SnapshotEntry {
   tool?: CompiledTool;
   /** Only how to read the body: the contract is the entry's own, not kept twice. */
   skill?: Pick<SkillSource, 'readBody'>;
+  /** An MCP template's or prompt's descriptor as its server sent it: what its pin is taken over (a tool's is its definition's). */
+  descriptor?: Record<string, unknown>;
 }
 
 interface Binding {
@@ -193,10 +195,20 @@ export class Catalog {
         diagnostics.push({ provider: provider.name, path: null, line: null, capability: null, reason: error.message });
       }
     }
+    // An MCP server's resources, templates and prompts (declared.ts); templates and prompts are pinned like tools.
+    const declared = declaredContracts(provider.name, contents);
+    diagnostics.push(...declared.problems.map((reason) => ({ provider: provider.name, path: null, line: null, capability: null, reason })));
+    const declaredPinnable: { id: string; name: string; descriptor: Record<string, unknown> }[] = [];
+    for (const { contract, descriptor } of declared.contracts) {
+      const duplicate = entries.has(contract.name);
+      add({ contract, contractHash: contractHash(contract), bindingGeneration: generation, ...(descriptor ? { descriptor } : {}) }, null);
+      if (descriptor && !duplicate) declaredPinnable.push({ id: contract.id, name: contract.name, descriptor });
+    }
     const pinnable = contents.tools.flatMap((definition) => {
       const entry = entries.get(definition.name);
       return definition.descriptor && entry?.tool ? [{ id: entry.contract.id, name: definition.name, descriptor: definition.descriptor }] : [];
     });
+    pinnable.push(...declaredPinnable);
     if (this.#holdCheck && (pinnable.length > 0 || contents.identity)) {
       for (const [name, hold] of this.#holdCheck(provider.name, pinnable, contents.identity)) {
         const entry = entries.get(name);
@@ -210,24 +222,6 @@ export class Catalog {
       } catch (error) {
         // A value canonical JSON cannot hold: one skill's problem, never the whole catalog's.
         diagnostics.push({ provider: provider.name, path: contract.path, line: null, capability: contract.id, reason: (error as Error).message });
-      }
-    }
-
-    // An MCP server's resources, templates and prompts (declared.ts names them and says why so).
-    const declaredKinds = [
-      [contents.resources, resourceContract],
-      [contents.resourceTemplates, resourceTemplateContract],
-      [contents.prompts, promptContract],
-    ] as const;
-    for (const [list, contractOf] of declaredKinds) {
-      for (const raw of list ?? []) {
-        try {
-          const contract = contractOf(provider.name, raw);
-          add({ contract, contractHash: contractHash(contract), bindingGeneration: generation }, null);
-        } catch (error) {
-          // One listing's bad object, or a value canonical JSON cannot hold: a diagnostic, never the whole catalog's.
-          diagnostics.push({ provider: provider.name, path: null, line: null, capability: null, reason: (error as Error).message });
-        }
       }
     }
 

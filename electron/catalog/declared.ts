@@ -28,6 +28,7 @@ import {
 } from '../../shared/capability';
 import { patternMatcher } from '../../shared/argumentRules';
 import { sha256Hex } from './digest';
+import type { ProviderContents } from './provider';
 
 /** Longest slug kept in a name: the kind prefix, the dash and 8 hex digits still fit in 128. */
 const SLUG_MAX = 100;
@@ -164,6 +165,36 @@ export function promptContract(provider: string, raw: unknown): PromptContract {
     })),
     ...extras(declared),
   };
+}
+
+/**
+ * Every declaration of a provider's listing as a contract, with the descriptor as sent for the
+ * ones pinned like tools (services/pins.ts): templates and prompts, whose text a model reads.
+ * Resources are not pinned: a server's list of them is data (files come and go), not what it says
+ * of itself. A declaration that does not fit is a problem (a diagnostic), never the listing's failure.
+ */
+export function declaredContracts(
+  provider: string,
+  { resources = [], resourceTemplates = [], prompts = [] }: Pick<ProviderContents, 'resources' | 'resourceTemplates' | 'prompts'>,
+): { contracts: { contract: ResourceContract | ResourceTemplateContract | PromptContract; descriptor?: Record<string, unknown> }[]; problems: string[] } {
+  const contracts: { contract: ResourceContract | ResourceTemplateContract | PromptContract; descriptor?: Record<string, unknown> }[] = [];
+  const problems: string[] = [];
+  const kinds = [
+    [resources, resourceContract, false],
+    [resourceTemplates, resourceTemplateContract, true],
+    [prompts, promptContract, true],
+  ] as const;
+  for (const [list, contractOf, pinned] of kinds) {
+    for (const raw of list) {
+      try {
+        const contract = contractOf(provider, raw);
+        contracts.push(pinned ? { contract, descriptor: raw as Record<string, unknown> } : { contract });
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+  }
+  return { contracts, problems };
 }
 
 /** The variable names of an RFC 6570 template (`{id}`, `{+path}`, `{?a,b*}`, `{x:3}`), each once, in order. */

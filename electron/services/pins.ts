@@ -183,7 +183,8 @@ export class Pins {
 
   #held(id: string): { hold: PinHold; descriptor: Record<string, unknown> } {
     const live = this.parts.catalog.live(id);
-    const descriptor = live?.tool?.definition.descriptor;
+    // A tool's descriptor is its definition's; an MCP template's or prompt's is kept on its entry.
+    const descriptor = live?.tool?.definition.descriptor ?? live?.descriptor;
     if (!live?.held || !descriptor) throw new CapstanError('CAPABILITY_NOT_FOUND', `no held capability "${id}"`);
     return { hold: live.held, descriptor };
   }

@@ -8,6 +8,7 @@ import type { CapstanEvent } from '../../shared/events';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { connectHttp, connectStdio, type McpTestClient } from '../support/mcpClient';
 import { CLI } from '../support/serveProcess';
+import { PinStore } from '../../electron/store/pinStore';
 import { everythingStdio, send, waitFor, waitForProvider, type Json } from '../support/mcp';
 
 const ARCHITECTURE = 'demo://resource/static/document/architecture.md';
@@ -167,6 +168,25 @@ describe('MCP resources and prompts through the gateway (server-everything over 
     const reads = gateway.host.ledger.query({ principal: 'agent:reader', kind: 'call_finished' });
     expect(reads.filter((entry) => entry.details.status === 'ok' && typeof entry.details.resultDigest === 'string').length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(reads)).not.toContain('Oslo');
+  });
+
+  it('pins templates and prompts as tools are: one that no longer says what was pinned is held, refused until accepted', async () => {
+    const id = 'everything:prompt.simple-prompt';
+    const store = new PinStore(gateway.host.db);
+    const pinned = store.of('everything').get('prompt.simple-prompt')!;
+    expect(pinned.descriptor).toMatchObject({ name: 'simple-prompt', description: 'A prompt with no arguments' });
+    expect(store.of('everything').has(`template.${(await send(gateway, 'GET', '/resources')).body.templates[0].id.split(':template.')[1]}`)).toBe(true);
+    // What the server said when it was pinned differs from what it says now: as if it changed the prompt's description.
+    store.save([{ ...pinned, hash: '0'.repeat(64), descriptor: { ...pinned.descriptor, description: 'Before' } }]);
+    await gateway.host.catalog.reload('everything');
+    expect(gateway.host.catalog.live(id)?.held).toMatchObject({ kind: 'changed', changed: ['description'] });
+    const refused = await send(gateway, 'POST', '/prompts/get', { id });
+    expect(refused.body.error).toMatchObject({ code: 'CONTRACT_CHANGED' });
+    expect((await send(gateway, 'GET', '/prompts')).body.prompts.map((prompt: Json) => prompt.id)).not.toContain(id);
+    const held = gateway.host.catalog.live(id)!.held!;
+    await send(gateway, 'POST', '/pins/accept', { id, hash: held.currentHash });
+    const got = await send(gateway, 'POST', '/prompts/get', { id });
+    expect(got.body, JSON.stringify(got.body)).toMatchObject({ messages: [expect.anything()] });
   });
 
   it('relays the same through `capstan mcp` (the built CLI), under the agent token and its grants', async () => {

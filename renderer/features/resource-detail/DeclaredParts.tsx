@@ -5,6 +5,9 @@
  */
 import type { ReactNode } from 'react';
 import type { PromptContract, ResourceContract, ResourceTemplateContract } from '../../../shared/capability';
+import type { PinHold } from '../../../shared/pins';
+import { useConsoleUi } from '../../state/uiStore';
+import { heldWhat } from '../pins/heldWords';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { unavailabilityText } from '../registry/availability';
@@ -32,6 +35,7 @@ export function DeclaredNotice({ entry }: { entry: RegistryEntry }) {
       </div>
     );
   }
+  if (entry.hold) return <HeldNotice entry={entry} hold={entry.hold} />;
   if (entry.unavailable) {
     return (
       <div className="notice notice--unavailable">
@@ -45,6 +49,23 @@ export function DeclaredNotice({ entry }: { entry: RegistryEntry }) {
     <div className="notice notice--read-only">
       <Icon name={look.icon} />
       <p>{look.hint} Agents reach it only when their grants allow.</p>
+    </div>
+  );
+}
+
+/** A template or prompt whose server changed what it says (or added it) since it was pinned: refused until reviewed. */
+function HeldNotice({ entry, hold }: { entry: RegistryEntry; hold: PinHold }) {
+  const reviewPin = useConsoleUi((ui) => ui.reviewPin);
+  return (
+    <div className="notice notice--held" role="status">
+      <Icon name={ownStateLook.held.icon} />
+      <p>
+        Held for review: {heldWhat(hold)}. Until you review and accept it, every read or get (from here, the CLI or an agent) is refused with{' '}
+        <code>CONTRACT_CHANGED</code>, and no task sees it.{' '}
+        <button type="button" className="link-button" onClick={() => reviewPin(entry.id)}>
+          Review the change
+        </button>
+      </p>
     </div>
   );
 }
