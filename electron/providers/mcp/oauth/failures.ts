@@ -12,8 +12,9 @@ export function describeAuthFailure(error: unknown): string {
   if (error instanceof AuthorizationServerMismatchError) {
     return `issuer mismatch: the credentials belong to the authorization server ${error.recordedIssuer}, but the server now names ${error.currentIssuer}; sign in again`;
   }
-  if (/^Protected resource .* does not match expected/.test(message)) {
-    return `resource mismatch: ${message.replace(/^Protected resource/, "the server's protected resource metadata names")}; the server's metadata is wrong or its URL in config.json is not the one it serves`;
+  const resource = /^Protected resource (\S+) does not match expected (\S+)/.exec(message);
+  if (resource) {
+    return `resource mismatch: the server's protected resource metadata names ${resource[1]}, not ${resource[2]} (its URL in config.json): the server's metadata is wrong, or the URL is not the one it serves`;
   }
   if (/issuer/i.test(message) && /(mismatch|does not match|expected|differs|unexpected)/i.test(message)) {
     return `issuer mismatch: ${message}; the authorization server's metadata or its answer names another issuer than the one Capstan discovered (a misconfigured or impersonated authorization server)`;
