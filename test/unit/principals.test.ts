@@ -221,8 +221,10 @@ describe('the authorization table', () => {
 
   it('gives agents discovery and calls, and nothing that changes policy or reads the operator’s views', () => {
     const open = names.filter((name) => operations[name].audience === 'any').sort();
+    // MCP servers' resources and prompts are read and got like calls, under the agent's grants.
+    const declared = ['listResources', 'readResource', 'listPrompts', 'getPrompt', 'completeArgument'];
     expect(open).toEqual(
-      ['callTool', 'cancelCall', 'cancelTask', 'capabilitiesInspect', 'capabilitiesList', 'capabilitiesSearch', 'listTasks', 'listTools', 'skillsActivate', 'taskAction', 'toolsLoad'].sort(),
+      ['callTool', 'cancelCall', 'cancelTask', 'capabilitiesInspect', 'capabilitiesList', 'capabilitiesSearch', 'listTasks', 'listTools', 'skillsActivate', 'taskAction', 'toolsLoad', ...declared].sort(),
     );
   });
 
