@@ -32,9 +32,11 @@ const ledgerOf = (requestId: string) => gateway.host.ledger.query({ requestId })
 
 describe('the client capabilities Capstan declares', () => {
   it('are the ones it honours, so the server offers its tools for roots, elicitation (form and URL) and sampling', () => {
-    for (const tool of ['get-roots-list', 'trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request']) {
+    for (const tool of ['get-roots-list', 'trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'trigger-elicitation-request-async', 'trigger-sampling-request-async']) {
       expect(gateway.host.catalog.live(`everything:${tool}`), tool).toBeDefined();
     }
+    // All of them, as MCP Inspector is shown: 19, not the 13 a client declaring nothing gets.
+    expect(gateway.host.catalog.providers().find((provider) => provider.name === 'everything')?.tools).toBe(19);
   });
 });
 
@@ -100,6 +102,34 @@ describe('elicitation during the operator\'s call', () => {
     expect(body.ok).toBe(true);
     expect(text(body)).toMatch(/accept/i);
   });
+});
+
+describe('questions asked as tasks of Capstan\'s (the server polls them)', () => {
+  it('puts a task-augmented elicitation to the operator like any other, and the server polls it to its answer', async () => {
+    const call = gateway.call({ tool: 'everything:trigger-elicitation-request-async', requestId: 'elicit-task' });
+    const ask = await pendingAsk('elicit-task');
+    expect(ask).toMatchObject({ kind: 'elicitation', mode: 'form', principal: 'operator' });
+    const field = Object.keys((ask.requestedSchema!.properties as Json) ?? {})[0]!;
+    const required = (ask.requestedSchema!.required as string[] | undefined) ?? [];
+    const content = Object.fromEntries(required.map((name) => [name, 'Ada']));
+    await send(gateway, 'POST', `/asks/${ask.id}`, { id: ask.id, action: 'accept', content });
+    const { body } = await call;
+    expect(body.ok).toBe(true);
+    expect(field).toBeTruthy();
+    // The server asked for the answer as a task of Capstan's: Capstan answered with the task at once.
+    const methods = ((await send(gateway, 'GET', '/mcp-servers/everything/protocol?requestId=elicit-task')).body.messages as Json[]).map((message) => `${message.direction} ${message.kind} ${message.method}`);
+    expect(methods).toContain('in request elicitation/create');
+    expect(methods).toContain('out response elicitation/create');
+  }, 30_000);
+
+  it('answers a task-augmented sampling request with the reply the operator wrote', async () => {
+    const call = gateway.call({ tool: 'everything:trigger-sampling-request-async', arguments: { prompt: 'tides', maxTokens: 20 }, requestId: 'sample-task' });
+    const ask = await pendingAsk('sample-task');
+    await send(gateway, 'POST', `/asks/${ask.id}`, { id: ask.id, action: 'accept', reply: 'Moon-pulled water' });
+    const { body } = await call;
+    expect(body.ok).toBe(true);
+    expect(text(body)).toContain('Moon-pulled water');
+  }, 30_000);
 });
 
 describe('sampling, answered by hand', () => {

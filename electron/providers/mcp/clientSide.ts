@@ -33,12 +33,19 @@ export interface ClientSideParts {
 /**
  * What Capstan declares to a server: roots (with list_changed), and, when the operator can be
  * asked, form elicitation (SEP-1034 defaults applied to what the operator leaves out), URL
- * elicitation and sampling answered by hand.
+ * elicitation and sampling answered by hand, each also as a task the server polls.
  */
 export function declaredCapabilities(asks: boolean): ClientCapabilities {
   return {
     roots: { listChanged: true },
-    ...(asks ? { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } : {}),
+    ...(asks
+      ? {
+          elicitation: { form: { applyDefaults: true }, url: {} },
+          sampling: {},
+          // Both may be asked for as tasks of Capstan's, which the server then polls (asks.ts).
+          tasks: { list: {}, cancel: {}, requests: { elicitation: { create: {} }, sampling: { createMessage: {} } } },
+        }
+      : {}),
   };
 }
 

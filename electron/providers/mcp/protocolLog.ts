@@ -116,8 +116,10 @@ export class ProtocolLog {
         requestId = typeof token === 'string' || typeof token === 'number' ? (this.#progress.get(token) ?? null) : null;
       } else if (method === 'notifications/cancelled') {
         const cancelled = params.requestId;
-        const toward = direction === 'out' ? 'out' : 'in';
-        requestId = typeof cancelled === 'string' || typeof cancelled === 'number' ? (this.#pending.get(`${toward}:${cancelled}`)?.requestId ?? null) : null;
+        // A request is cancelled by whoever sent it; no answer will come, so it no longer waits.
+        const key = `${direction}:${String(cancelled)}`;
+        requestId = typeof cancelled === 'string' || typeof cancelled === 'number' ? (this.#pending.get(key)?.requestId ?? null) : null;
+        this.#pending.delete(key);
       }
     } else {
       kind = 'error' in message ? 'error' : 'response';
