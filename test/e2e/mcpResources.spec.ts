@@ -31,12 +31,12 @@ async function open(consolePage: ConsolePage, name: string, query: string) {
   return consolePage.select(name);
 }
 
-async function violations(page: Page, view: string): Promise<string[]> {
+async function violations(page: Page, view: string, scope = '.detail-pane'): Promise<string[]> {
   const found: string[] = [];
   if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) await page.evaluate(axe.source);
   for (const theme of ['light', 'dark'] as const) {
     const options: RunOptions = { resultTypes: ['violations'], ...(theme === 'dark' ? { runOnly: { type: 'rule', values: ['color-contrast', 'link-in-text-block'] } } : {}) };
-    const result = await page.evaluate<AxeResults>(`document.documentElement.dataset.theme = '${theme}'; axe.run(${JSON.stringify('.detail-pane')}, ${JSON.stringify(options)})`);
+    const result = await page.evaluate<AxeResults>(`document.documentElement.dataset.theme = '${theme}'; axe.run(${JSON.stringify(scope)}, ${JSON.stringify(options)})`);
     for (const violation of result.violations) for (const node of violation.nodes) found.push(`${theme}, ${view}: ${violation.id} at ${node.target.join(' ')}: ${node.failureSummary ?? ''}`);
   }
   return found;
@@ -69,6 +69,13 @@ test('reads a resource, shows it as its MIME type says, follows its updates, and
   found.push(...(await violations(page, 'resource detail following updates')));
   await detail.getByRole('button', { name: 'Read the new version' }).click();
   await expect(contents).not.toHaveAttribute('data-request-id', requestId!);
+
+  // Inspect shows the whole contract, the URI and MIME type among it.
+  await detail.getByRole('button', { name: 'Inspect', exact: true }).click();
+  const drawer = page.getByRole('dialog', { name: `Inspect ${name}` });
+  await expect(drawer).toContainText(ARCHITECTURE);
+  found.push(...(await violations(page, 'inspect drawer of a resource', 'dialog[open]')));
+  await page.keyboard.press('Escape');
   expect(found).toEqual([]);
 });
 
