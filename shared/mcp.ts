@@ -163,7 +163,8 @@ export const SetServerPolicyInput = z.strictObject({
 
 /**
  * A URL server's OAuth state as the console and `capstan mcp-servers` show it: never a token.
- * `applies` is false for a stdio server or one whose entry sets its own Authorization header.
+ * `applies` is false for a stdio server or one whose entry sets its own Authorization header;
+ * `not_used`: a URL server that has not asked for OAuth (no 401 yet) and holds nothing from it.
  */
 export const McpServerAuth = z.object({
   applies: z.boolean(),

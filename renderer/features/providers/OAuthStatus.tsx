@@ -3,7 +3,8 @@
  * token expires and is next refreshed, the authorization server and the last error with its
  * reason; Sign in (the desktop app opens the system browser itself; in a browser the page opens a
  * tab, and the link stays for another machine's browser) and Sign out. Never a token: the
- * gateway's view has none. Nothing for a server that does not sign in with OAuth.
+ * gateway's view has none. Nothing for a server that does not sign in with OAuth (or has not
+ * asked for it yet).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { McpServerAuth } from '../../../shared/mcp';
@@ -45,7 +46,7 @@ export function OAuthStatus({ name }: { name: string }) {
     onSuccess: ({ auth: next }) => client.setQueryData(authKey(name), next),
   });
   const view = auth.data;
-  if (!view?.applies) return null;
+  if (!view?.applies || view.state === 'not_used') return null;
   const failure = signIn.error ?? signOut.error;
   const error = failure && toErrorBody(failure);
   const pending = signIn.isPending || signOut.isPending;

@@ -46,6 +46,7 @@ export function connectionAuth(oauth: ServerOAuth): HttpAuth {
       },
       async onUnauthorized({ response, fetchFn }) {
         const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+        oauth.challenged = true;
         if (scope) oauth.noteChallenge(scope);
         // A refused token may mean the server moved to another authorization server: discover again.
         oauth.invalidateCredentials('discovery');

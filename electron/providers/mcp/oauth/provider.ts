@@ -72,6 +72,8 @@ export class ServerOAuth implements OAuthClientProvider {
   lastError: { reason: string; at: string } | undefined;
   /** The scope the server's latest challenge named (a 401's or a 403's WWW-Authenticate): the next sign-in asks for it. */
   challengedScope: string | undefined;
+  /** The server has asked for OAuth (a 401 or 403 challenge) since this client was made: until then a URL server is not shown as one that signs in. */
+  challenged = false;
   /** Called when tokens in use stopped working for good (a refused refresh): the host reconnects the server, which then waits for a sign-in. */
   onSignInRequired: (() => void) | undefined;
   /** A 403 insufficient_scope is waiting for a sign-in with more scope; `signIns` counts those already made for it. */

@@ -168,9 +168,11 @@ export class OAuthRegistry {
     const tokens = record.tokens;
     const expiresAt = oauth.expiresAt(record);
     const pending = this.#pending.get(settings.name);
+    // A URL server that never asked for OAuth, and holds nothing from it, is not one that signs in (yet).
+    const used = oauth.challenged || tokens !== undefined || Object.keys(record.clients).length > 0 || settings.entry.oauth !== undefined;
     return {
       applies: true,
-      state: pending ? 'signing_in' : tokens ? 'signed_in' : 'signed_out',
+      state: pending ? 'signing_in' : tokens ? 'signed_in' : used ? 'signed_out' : 'not_used',
       signedInAs: tokens?.id_token ? subjectOf(tokens.id_token) : null,
       scopes: tokens?.scope?.split(' ').filter(Boolean) ?? [],
       expiresAt: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
