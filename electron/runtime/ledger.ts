@@ -23,6 +23,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import type { StatementSync } from 'node:sqlite';
 import { asciiLower, type LedgerEntry, type LedgerKind, type LedgerProblem, type LedgerQuery, type LedgerVerification } from '../../shared/ledger';
 import type { Principal } from '../../shared/principal';
 import { canonicalJson } from '../catalog/digest';
@@ -121,6 +122,12 @@ export class Ledger {
   /** What the checkpoint records as the first seq that must carry a MAC, while sealing. */
   #macFrom = 1;
   readonly #macKey: Buffer;
+  /**
+   * Queries compiled once per shape (which filters, which match): compiling one took as long as
+   * running it, on every call (a call's requestId check is a query). The shapes are few.
+   */
+  readonly #queries = new Map<string, StatementSync>();
+  readonly #firstPrincipal: StatementSync;
 
   constructor(
     private readonly db: Database,
@@ -130,6 +137,7 @@ export class Ledger {
     this.#insert = db.prepare(
       'INSERT INTO ledger (seq, at, kind, task_id, session_id, request_id, capability, principal, details, prev_hash, hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    this.#firstPrincipal = db.prepare('SELECT principal FROM ledger WHERE request_id = ? ORDER BY seq LIMIT 1');
     const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.#lastSeq = last?.seq ?? 0;
     this.#lastHash = last?.hash ?? GENESIS;
@@ -245,8 +253,18 @@ export class Ledger {
     add('principal', filter.principal);
     add('kind', filter.kind, false);
     params.push(filter.limit ?? DEFAULT_PAGE);
-    const rows = this.db.prepare(`SELECT * FROM ledger WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...params) as unknown as Row[];
-    return rows.map(toEntry);
+    const sql = `SELECT * FROM ledger WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`;
+    let query = this.#queries.get(sql);
+    if (!query) this.#queries.set(sql, (query = this.db.prepare(sql)));
+    return (query.all(...params) as unknown as Row[]).map(toEntry);
+  }
+
+  /**
+   * Who a requestId's first entry was written for: `undefined` when the ledger has none, `null`
+   * for an entry from before principals. A call's check that its requestId is its own asks this.
+   */
+  firstPrincipalOf(requestId: string): string | null | undefined {
+    return (this.#firstPrincipal.get(requestId) as { principal: string | null } | undefined)?.principal;
   }
 
   /** The last `count` entries, oldest first. */

@@ -188,9 +188,9 @@ function assertValidIfGranted(task: RunningTask, toolId: string, tool: Pick<Comp
  * ledger's trail of a requestId, evidence checks and cancellation never mix two callers' calls.
  * The message says neither whose it is nor how that call went.
  */
-export function assertRequestIdFree(ledger: Pick<Ledger, 'query'>, { requestId, principal }: Pick<CallContext, 'requestId' | 'principal'>): void {
-  const [first] = ledger.query({ requestId, limit: 1 });
-  if (first && first.principal !== principal) {
+export function assertRequestIdFree(ledger: Pick<Ledger, 'firstPrincipalOf'>, { requestId, principal }: Pick<CallContext, 'requestId' | 'principal'>): void {
+  const first = ledger.firstPrincipalOf(requestId);
+  if (first !== undefined && first !== principal) {
     throw new CapstanError('REQUEST_ID_IN_USE', `requestId "${requestId}" is already used by another caller; send another, or none and the gateway makes one`, { field: 'requestId' });
   }
 }
