@@ -60,8 +60,8 @@ export interface HostOptions {
   watchConfig?: boolean;
   /** Seals URL servers' OAuth tokens at rest (Electron's safeStorage, from main.ts); without it the files' owner-only mode guards them. */
   oauthEncrypter?: Encrypter;
-  /** Opens a sign-in's authorization URL in the system browser (Electron); `capstan serve` logs it and the console shows it. */
-  openBrowser?: (url: string) => void;
+  /** Shows a sign-in's authorization URL to the person: Electron opens the system browser, `capstan serve` prints it (the console shows it too). */
+  presentSignIn?: (server: string, url: string) => void;
 }
 
 export interface Host {
@@ -100,7 +100,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, openBrowser }: HostOptions): Promise<Host> {
+export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, presentSignIn }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
   // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
@@ -131,7 +131,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       const entry = mcp.entry(name);
       return entry && mcpSettings(name, entry);
     },
-    openBrowser,
+    presentSignIn,
   });
   const mcp = new McpServers({
     dataDir,

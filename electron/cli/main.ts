@@ -26,7 +26,9 @@ async function serve(args: string[]): Promise<void> {
   // factor is read at each growth, so it can change at run time, unlike the semi-space maximum.
   setFlagsFromString('--semi-space-growth-factor=1');
   // The gateway answers as soon as it listens, with the builtins; skills follow (catalog.loading()).
-  const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger, skillsInBackground: true });
+  // A sign-in started from the console or `capstan mcp-servers login`: its address, for whoever reads this terminal.
+  const presentSignIn = (server: string, url: string) => void process.stdout.write(`Sign in to ${server} in a browser: ${url}\n`);
+  const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger, skillsInBackground: true, presentSignIn });
   const rendererDir = fileURLToPath(new URL('./renderer/', import.meta.url));
   const gateway = await startServer(host, { ...options, logger, rendererDir }).catch(async (error: unknown) => {
     await host.close();

@@ -6,11 +6,11 @@
 import type { HostOptions } from '../host';
 import type { ElectronApi } from './electronApi';
 
-export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorage' | 'shell'>): Pick<HostOptions, 'oauthEncrypter' | 'openBrowser'> {
+export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorage' | 'shell'>): Pick<HostOptions, 'oauthEncrypter' | 'presentSignIn'> {
   return {
     ...(safeStorage?.isEncryptionAvailable()
       ? { oauthEncrypter: { kind: 'safeStorage', encrypt: (plain: string) => safeStorage.encryptString(plain), decrypt: (sealed: Buffer) => safeStorage.decryptString(sealed) } }
       : {}),
-    ...(shell ? { openBrowser: (url: string) => void shell.openExternal(url).catch(() => {}) } : {}),
+    ...(shell ? { presentSignIn: (_server: string, url: string) => void shell.openExternal(url).catch(() => {}) } : {}),
   };
 }

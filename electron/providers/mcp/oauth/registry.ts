@@ -29,8 +29,8 @@ export interface OAuthRegistryParts {
   onSignedOut(server: string): void;
   /** A configured server's settings, by name (undefined: no such server). */
   settingsOf(server: string): McpSettings | undefined;
-  /** Opens the authorization URL where a browser can (Electron: the system browser); the URL is also logged and shown in the console. */
-  openBrowser?: ((url: string) => void) | undefined;
+  /** Shows a sign-in's authorization URL to the person (Electron: the system browser opens it; `capstan serve`: printed); it is also logged and shown in the console. */
+  presentSignIn?: ((server: string, url: string) => void) | undefined;
 }
 
 interface Pending {
@@ -139,9 +139,9 @@ export class OAuthRegistry {
     const settings = this.#settings(server);
     const { authorizationUrl, done } = await this.startSignIn(settings, {
       open: (url) => {
-        // Printed for `capstan serve` (and its log), opened where a browser can be.
+        // Logged, and shown where the host can (a browser, a printed line).
         this.parts.log.info({ provider: server, authorizationUrl: url.href }, 'sign in to the MCP server: open the authorization URL');
-        this.parts.openBrowser?.(url.href);
+        this.parts.presentSignIn?.(server, url.href);
       },
     });
     done.catch(() => {}); // its failure is the server's lastError, shown with its status
