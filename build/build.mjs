@@ -9,7 +9,9 @@ const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', impo
 // canonicalize ships only ESM with a default export. Required from CommonJS, Node hands back its
 // namespace and esbuild's interop takes that namespace for the default, so main.cjs calls an
 // object. main.cjs therefore carries it inside; every other package stays in node_modules.
-const bundledIntoCjs = new Set(['canonicalize']);
+// @modelcontextprotocol/ext-tasks (the MCP tasks receiver) exports ESM only, with no `require`
+// condition at all, so it is carried inside too.
+const bundledIntoCjs = new Set(['canonicalize', '@modelcontextprotocol/ext-tasks']);
 const externalForCjs = ['electron', ...Object.keys(dependencies).filter((name) => !bundledIntoCjs.has(name))];
 
 const common = { bundle: true, platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning' };
