@@ -7,6 +7,7 @@
 import { expect, test } from './fixtures';
 import { axeViolations } from './axe';
 import { everythingStdio, mcpConfig, send, whitelist } from './mcpServers';
+import { connectHttp } from '../support/mcpClient';
 
 test.use({ serveConfig: mcpConfig({ everything: everythingStdio() }) });
 test.describe.configure({ timeout: 90_000 });
@@ -40,6 +41,34 @@ test('an elicitation during the operator\'s call is answered in a dialog while t
   const entry = consolePage.latestExecution;
   await expect(entry).toContainText('- Name: Ada Lovelace', { timeout: 15_000 });
   await expect(entry).toContainText('- Favorite Integer: 42');
+});
+
+test("a question during an agent's call waits in Approvals, counted in the header, where the operator answers it", async ({ consolePage, page, capstan }) => {
+  await expect(consolePage.tool('echo')).toBeVisible(CONNECT_TIMEOUT);
+  const token = (await send(capstan, 'POST', '/agents', { name: 'asker' })).body.token as string;
+  const mcp = await connectHttp(capstan.origin, token);
+  try {
+    const found = await mcp.call('capabilities_search', { query: 'trigger elicitation request' });
+    const item = (found.structuredContent!.items as { reference: { id: string } }[]).find((candidate) => candidate.reference.id === 'everything:trigger-elicitation-request')!;
+    await mcp.call('tools_load', { reference: item.reference });
+    const call = mcp.call('capability_call', { reference: item.reference, arguments: {} });
+
+    const indicator = page.getByTestId('approvals-indicator');
+    await expect(indicator).toContainText('1');
+    await indicator.click();
+    const question = page.getByRole('article', { name: 'everything asks' });
+    await expect(question).toContainText('agent:asker');
+    await expect(question).toContainText('everything:trigger-elicitation-request');
+    // Not the dialog: that is for the operator's own calls.
+    await expect(page.getByRole('dialog', { name: /asks while your call waits/ })).toHaveCount(0);
+    expect(await axeViolations(page, 'a question in Approvals', '.dock')).toEqual([]);
+    await question.getByLabel(/^String \(required\)/).fill('Grace Hopper');
+    await question.getByRole('button', { name: 'Accept and send' }).click();
+    await expect(question).toBeHidden();
+    expect(JSON.stringify((await call).content)).toContain('Grace Hopper');
+  } finally {
+    await mcp.close();
+  }
 });
 
 test('a server log line arrives live in its Log, filtered by level', async ({ consolePage, page, capstan }) => {

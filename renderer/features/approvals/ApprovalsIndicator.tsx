@@ -11,6 +11,7 @@ import { Icon } from '../../ui/Icon';
 import { useNow } from '../../ui/useNow';
 import { useApprovalNotifications } from './approvalNotifications';
 import { useApprovals } from './useApprovals';
+import { isAgentAsk, useAsks } from './useAsks';
 import './approvals.css';
 
 /** The key that opens the Approvals queue, as `aria-keyshortcuts` and the docs write it. */
@@ -26,8 +27,10 @@ const BASE_TITLE = 'Capstan';
 
 export function ApprovalsIndicator() {
   const pending = useApprovals().data?.pending;
+  // A server's question during an agent's call waits in Approvals too, and is counted with them.
+  const questions = useAsks().data?.pending.filter(isAgentAsk) ?? [];
   const showApprovals = useConsoleUi((ui) => ui.showApprovals);
-  const waiting = pending?.length ?? 0;
+  const waiting = (pending?.length ?? 0) + questions.length;
   useApprovalNotifications(pending);
   useApprovalsShortcut(showApprovals);
 
@@ -36,12 +39,16 @@ export function ApprovalsIndicator() {
   }, [waiting]);
   useEffect(() => () => void (document.title = BASE_TITLE), []);
 
-  const oldest = pending?.[0];
+  const oldest = [pending?.[0]?.requestedAt, questions[0]?.requestedAt].filter((at): at is string => at !== undefined).sort()[0];
   return (
     <>
       {/* Announced when the number changes, not as the oldest's clock ticks. */}
       <span className="visually-hidden" role="status">
-        {waiting > 0 ? `${waiting} agent ${waiting === 1 ? 'call waits' : 'calls wait'} for your approval` : ''}
+        {waiting > 0
+          ? questions.length > 0
+            ? `${waiting} ${waiting === 1 ? 'thing waits' : 'things wait'} for you in Approvals: ${pending?.length ?? 0} agent ${(pending?.length ?? 0) === 1 ? 'call' : 'calls'}, ${questions.length} ${questions.length === 1 ? 'question' : 'questions'} from servers`
+            : `${waiting} agent ${waiting === 1 ? 'call waits' : 'calls wait'} for your approval`
+          : ''}
       </span>
       {oldest && (
         <button
@@ -55,7 +62,7 @@ export function ApprovalsIndicator() {
           <Icon name="hourglass" />
           <span className="count-badge">{waiting}</span>
           <span className="approvals-indicator__what">{waiting === 1 ? 'approval' : 'approvals'}</span>
-          <OldestWait requestedAt={oldest.requestedAt} />
+          <OldestWait requestedAt={oldest} />
         </button>
       )}
     </>
