@@ -289,6 +289,10 @@ export class McpServerProvider implements Provider {
   async follow(uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
     let followers = this.#followers.get(uri);
     if (!followers) {
+      // 2026-07-28 removed resources/subscribe for subscriptions/listen, which Capstan does not open yet.
+      if (this.#connection?.client.getProtocolEra() === 'modern') {
+        throw new CapstanError('SERVER_FEATURE_UNSUPPORTED', `provider "${this.name}" speaks 2026-07-28, where resources are followed through subscriptions/listen, which Capstan does not offer yet`, { provider: this.name });
+      }
       if (!this.declaredAccess().capabilities.subscribe) {
         throw new CapstanError('SERVER_FEATURE_UNSUPPORTED', `provider "${this.name}" does not offer resource subscriptions (its capabilities declare no resources.subscribe)`, { provider: this.name });
       }
