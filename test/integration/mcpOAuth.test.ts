@@ -18,7 +18,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 import { inherited, runCli } from '../support/cliProcess';
 import { send, waitFor, waitForProvider } from '../support/mcp';
 import { CLI } from '../support/serveProcess';
-import { ACCESS_TOKEN_TTL_S, browser, MCP_SCOPE, startOAuthServers, type OAuthServers } from '../support/oauthServers';
+import { ACCESS_TOKEN_TTL_S, browser, MCP_SCOPE, startOAuthServers, WRITE_SCOPE, type OAuthServers } from '../support/oauthServers';
 
 let servers: OAuthServers;
 let gw: TestGateway;
@@ -73,6 +73,25 @@ describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () =>
     expect(servers.grants).toEqual(['authorization_code']);
   });
 
+  it('a tool that needs more scope fails with MCP_SIGN_IN_REQUIRED; the next sign-in asks for the old and the new scope, and the call runs', async () => {
+    const refused = await gw.call({ tool: 'remote:add_note', arguments: {} });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'MCP_SIGN_IN_REQUIRED' });
+    expect(refused.body.error?.message).toContain(WRITE_SCOPE);
+    expect((await auth()).lastError.reason).toMatch(/more scope/);
+    const { body } = await send(gw, 'POST', '/mcp-servers/remote/sign-in');
+    const scope = new URL(body.authorizationUrl).searchParams.get('scope')!.split(' ');
+    expect(scope).toEqual(expect.arrayContaining([MCP_SCOPE, WRITE_SCOPE]));
+    await browser(body.authorizationUrl);
+    await waitFor('the step-up sign-in', () => (keptTokens()?.scope?.split(' ').includes(WRITE_SCOPE) ? true : undefined));
+    await waitForProvider(gw.host, 'remote', 'ready');
+    const call = await gw.call({ tool: 'remote:add_note', arguments: {} });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect((await auth()).lastError).toBeNull();
+    servers.grants.splice(0); // the refresh below is counted from here
+    gather();
+  });
+
   it('refreshes the access token before it expires', async () => {
     const before = keptTokens()!.access_token;
     const { nextRefreshAt } = await auth();
@@ -80,7 +99,7 @@ describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () =>
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(nextRefreshAt) - Date.now()) + 200));
     const call = await gw.call({ tool: 'remote:whoami', arguments: {} });
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    expect(servers.grants).toEqual(['authorization_code', 'refresh_token']);
+    expect(servers.grants).toEqual(['refresh_token']);
     expect(keptTokens()!.access_token).not.toBe(before);
     gather();
   });

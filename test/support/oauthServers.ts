@@ -14,6 +14,8 @@ import Provider, { errors, type Configuration } from 'oidc-provider';
 
 export const ACCOUNT = 'operator@capstan.test';
 export const MCP_SCOPE = 'mcp';
+/** What the tool `add_note` needs beyond MCP_SCOPE: a call to it without this scope is refused 403 insufficient_scope (a step-up). */
+export const WRITE_SCOPE = 'mcp:write';
 /** Short enough that a test sees a refresh without waiting long (Capstan refreshes a minute before expiry). */
 export const ACCESS_TOKEN_TTL_S = 63;
 
@@ -56,7 +58,7 @@ export async function startOAuthServers(): Promise<OAuthServers> {
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, resource: string) => {
           if (resource !== mcpUrl) throw new errors.InvalidTarget();
-          return { scope: MCP_SCOPE, audience: mcpUrl, accessTokenTTL: ACCESS_TOKEN_TTL_S, accessTokenFormat: 'opaque' };
+          return { scope: `${MCP_SCOPE} ${WRITE_SCOPE}`, audience: mcpUrl, accessTokenTTL: ACCESS_TOKEN_TTL_S, accessTokenFormat: 'opaque' };
         },
       },
     },
@@ -111,6 +113,7 @@ export async function startOAuthServers(): Promise<OAuthServers> {
     () => {
       const server = new McpServer({ name: 'oauth-protected', version: '1.0.0' });
       server.registerTool('whoami', { description: 'Says that the caller got through.', annotations: { readOnlyHint: true, openWorldHint: false } }, () => ({ content: [{ type: 'text', text: 'hello from the protected server' }] }));
+      server.registerTool('add_note', { description: `Needs the scope ${WRITE_SCOPE}.`, annotations: { readOnlyHint: true, openWorldHint: false } }, () => ({ content: [{ type: 'text', text: 'note added' }] }));
       return server;
     },
     { legacy: 'stateless' },
@@ -124,13 +127,15 @@ export async function startOAuthServers(): Promise<OAuthServers> {
       if (url.pathname !== '/mcp') return send(res, new Response('not found', { status: 404 }));
       const header = req.headers.authorization;
       if (header) accessTokens.add(header.replace(/^Bearer\s+/i, ''));
+      const body = await readBody(req);
+      // add_note asks for more scope than the rest: the step-up case (403 insufficient_scope).
+      const needed = isCallOf(body, 'add_note') ? [MCP_SCOPE, WRITE_SCOPE] : [MCP_SCOPE];
       let authInfo: AuthInfo;
       try {
-        authInfo = await verifyBearerToken(header, { verifier, requiredScopes: [MCP_SCOPE], resourceMetadataUrl, expectedResource: new URL(mcpUrl) });
+        authInfo = await verifyBearerToken(header, { verifier, requiredScopes: needed, resourceMetadataUrl, expectedResource: new URL(mcpUrl) });
       } catch (error) {
-        return send(res, bearerAuthChallengeResponse(error, { requiredScopes: [MCP_SCOPE], resourceMetadataUrl }));
+        return send(res, bearerAuthChallengeResponse(error, { requiredScopes: needed, resourceMetadataUrl }));
       }
-      const body = await readBody(req);
       const request = new Request(url, { method: req.method ?? 'GET', headers: headersOf(req), ...(body.length > 0 ? { body } : {}) });
       send(res, await mcp.fetch(request, { authInfo }));
     })().catch((error: unknown) => fail(res, error));
@@ -180,6 +185,15 @@ export async function browser(authorizationUrl: URL | string): Promise<void> {
     url = new URL(location, url);
   }
   throw new Error(`too many redirects: ${hops.join(' → ')}`);
+}
+
+function isCallOf(body: Buffer, tool: string): boolean {
+  try {
+    const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string } };
+    return message.method === 'tools/call' && message.params?.name === tool;
+  } catch {
+    return false;
+  }
 }
 
 function headersOf(req: IncomingMessage): Headers {

@@ -24,6 +24,7 @@ import { TRACEPARENT_META_KEY, type CallToolResult } from '@modelcontextprotocol
 import { CapstanError } from '../../../shared/errors';
 import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
 import { isConnectionLost, isTimeout, type McpConnection } from './connection';
+import { asSignInRequired } from './oauth/provider';
 import { runToolAsTask, TaskCancelled, TERMINAL_TASK_STATUSES } from './mcpTasks';
 import type { McpSettings } from './settings';
 import { outgoingTraceparent } from '../../telemetry/trace';
@@ -118,6 +119,9 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
 /** What a call that did not return ends as, once the server has had its chance to show it stopped. */
 async function stopped(error: unknown, { connection, settings, graceMs, onUnreachable }: CallParts, capability: string, signal: AbortSignal, mutating: boolean): Promise<unknown> {
   if (isConnectionLost(error)) return new OutcomeUnknownError(`lost its connection to the server mid-call (${(error as Error).message})`);
+  // Refused for want of a sign-in (or of scope) before anything ran: MCP_SIGN_IN_REQUIRED.
+  const signIn = asSignInRequired(error, settings.name);
+  if (signIn) return signIn;
   const network = networkCode(error);
   if (network) {
     onUnreachable(`the server could not be reached (${network})`);

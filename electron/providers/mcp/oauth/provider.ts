@@ -14,13 +14,14 @@
  * sign-in state instead of retrying.
  */
 import { randomBytes } from 'node:crypto';
-import type {
-  OAuthClientInformationContext,
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
+import {
+  InsufficientScopeError,
+  type OAuthClientInformationContext,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { CapstanError } from '../../../../shared/errors';
 import { StoredTokens, type OAuthRecord, type TokenStore } from './tokenStore';
@@ -46,6 +47,21 @@ export class SignInRequiredError extends CapstanError {
   ) {
     super('MCP_SIGN_IN_REQUIRED', `${server} needs sign-in: ${reason}. Sign in from the console or with \`capstan mcp-servers login ${server}\``, { provider: server });
   }
+}
+
+/**
+ * A call's failure as the sign-in it needs, if that is what it is: a SignInRequiredError however
+ * the SDK wrapped it, or the transport's InsufficientScopeError (the server wants more scope
+ * than the token carries; the next sign-in asks for it).
+ */
+export function asSignInRequired(error: unknown, server: string): SignInRequiredError | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth += 1) {
+    if (cause instanceof SignInRequiredError) return cause;
+    if (cause instanceof InsufficientScopeError) {
+      return new SignInRequiredError(server, `the server asks for more scope${cause.requiredScope ? ` ("${cause.requiredScope}")` : ''} than the token carries; a new sign-in asks for it`);
+    }
+  }
+  return undefined;
 }
 
 /** The SignInRequiredError behind a failure, however the SDK wrapped it. */
@@ -113,7 +129,9 @@ export class ServerOAuth implements OAuthClientProvider {
   noteInsufficientScope(scope: string | undefined): void {
     const same = this.stepUp && this.stepUp.scope === scope;
     this.stepUp = { scope, signIns: same ? this.stepUp!.signIns : 0 };
+    this.challenged = true;
     if (scope) this.challengedScope = scope;
+    this.lastError = { reason: `the server asks for more scope${scope ? ` ("${scope}")` : ''} than the token carries: sign in again to grant it`, at: new Date().toISOString() };
   }
 
   get redirectUrl(): string {
