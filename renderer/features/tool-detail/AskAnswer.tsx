@@ -9,8 +9,10 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { applyElicitationDefaults, checkElicitationContent, elicitationFields, type DescribedField, type ElicitationValue } from '../../../shared/elicitation';
 import type { ServerAskView } from '../../../shared/serverAsks';
 import { toErrorBody } from '../../api/errors';
+import { CopyButton } from '../../ui/CopyButton';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { formatJson } from '../../ui/JsonBlock';
+import { useTransport } from '../../api/hooks';
 import { useNow } from '../../ui/useNow';
 import { useAnswerAsk } from '../approvals/useAsks';
 import './askAnswer.css';
@@ -198,6 +200,8 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
 /** The page the server wants opened: shown whole first; opened only by the operator, and only an http(s) one. */
 function UrlAnswer({ ask }: { ask: ServerAskView }) {
   const answer = useAnswerAsk();
+  // The desktop app's window opens no pages: there the operator takes the address to a browser, then accepts.
+  const desktop = useTransport().kind === 'ipc';
   const url = ask.url ?? '';
   let host = '';
   let openable = false;
@@ -209,7 +213,7 @@ function UrlAnswer({ ask }: { ask: ServerAskView }) {
     // Not a URL at all: shown as given, never opened.
   }
   const open = () => {
-    window.open(url, '_blank', 'noopener,noreferrer');
+    if (!desktop) window.open(url, '_blank', 'noopener,noreferrer');
     answer.mutate({ id: ask.id, action: 'accept' });
   };
   return (
@@ -222,13 +226,15 @@ function UrlAnswer({ ask }: { ask: ServerAskView }) {
             {' '}
             on <strong>{host}</strong>
           </span>
-        )}
+        )}{' '}
+        {/* The desktop app's window opens no pages of its own: the address can be taken to a browser. */}
+        <CopyButton text={url} label="Copy the address" />
       </p>
       {!openable && <p className="notice notice--error">This is not an http or https address; Capstan will not open it.</p>}
       {answer.error && <ErrorNotice what="The answer was not taken" error={toErrorBody(answer.error)} />}
       <Answers busy={answer.isPending} onDecline={() => answer.mutate({ id: ask.id, action: 'decline' })} onCancel={() => answer.mutate({ id: ask.id, action: 'cancel' })}>
         <button type="button" className="button button--primary" disabled={answer.isPending || !openable} onClick={open}>
-          Open the page
+          {desktop ? 'Opened in a browser: accept' : 'Open the page'}
         </button>
       </Answers>
     </div>
