@@ -46,10 +46,13 @@ test('reads a resource, shows it as its MIME type says, follows its updates, and
   const name = await nameOf(capstan, (contract) => contract.kind === 'resource' && contract.uri === ARCHITECTURE);
   // The kind filter offers resources once the server has some.
   await expect(page.getByRole('group', { name: 'Filter by kind' }).getByRole('button', { name: /^Resources \d+/ })).toBeVisible(CONNECT_TIMEOUT);
+  // The whole page with resources, templates and prompts listed: their kind filters and header figures.
+  await expect(consolePage.count('prompts')).toHaveText('4');
+  const found = await violations(page, 'registry with resources and prompts', 'body');
   const detail = await open(consolePage, name, 'architecture');
   await expect(detail).toHaveAttribute('data-state', 'readable');
   await expect(detail.getByText(ARCHITECTURE, { exact: true })).toBeVisible();
-  const found = await violations(page, 'resource detail');
+  found.push(...(await violations(page, 'resource detail')));
 
   await detail.getByRole('button', { name: 'Read', exact: true }).click();
   const contents = detail.getByRole('region', { name: 'Contents' });
