@@ -7,7 +7,7 @@
  * scope beside the old one) and the request fails; the transport's own step-up would need a
  * person in the middle of a call.
  */
-import { auth, extractWWWAuthenticateParams, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams, OAuthError, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
 import { describeAuthFailure } from './failures';
 import { SignInRequiredError, signInRequired, type ServerOAuth } from './provider';
 
@@ -20,7 +20,11 @@ export interface HttpAuth {
 }
 
 export function connectionAuth(oauth: ServerOAuth): HttpAuth {
-  const refresh = async (fetchFn: FetchLike, resourceMetadataUrl?: URL) => {
+  // One refresh at a time per server: requests that find the token due together share it (a
+  // rotated refresh token used twice would be refused, and the grant with it).
+  const refresh = (fetchFn: FetchLike, resourceMetadataUrl?: URL): Promise<void> =>
+    (oauth.refreshing ??= refreshOnce(fetchFn, resourceMetadataUrl).finally(() => (oauth.refreshing = undefined)));
+  const refreshOnce = async (fetchFn: FetchLike, resourceMetadataUrl?: URL) => {
     if (!oauth.tokens()?.refresh_token) throw new SignInRequiredError(oauth.server, oauth.tokens() ? 'its access token was refused and there is no refresh token' : 'Capstan holds no tokens for it');
     try {
       const result = await auth(oauth, { serverUrl: oauth.serverUrl, fetchFn, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
@@ -30,6 +34,8 @@ export function connectionAuth(oauth: ServerOAuth): HttpAuth {
       // sign-in may do (provider.ts): that is how a revoked or expired grant shows here.
       const reason = signInRequired(error) ? 'the authorization server refused the refresh token (the grant was revoked or has expired)' : describeAuthFailure(error);
       oauth.lastError = { reason, at: new Date().toISOString() };
+      // Not refused, only not done (the authorization server unreachable, say): the tokens stay for the next try.
+      if (!signInRequired(error) && !(error instanceof OAuthError)) throw new Error(`the token refresh failed: ${reason}`, { cause: error });
       // Tokens that cannot come back are dropped, and the server goes to the sign-in state at once
       // rather than at its next heartbeat.
       oauth.invalidateCredentials('tokens');

@@ -88,6 +88,8 @@ export class ServerOAuth implements OAuthClientProvider {
   lastError: { reason: string; at: string } | undefined;
   /** The scope the server's latest challenge named (a 401's or a 403's WWW-Authenticate): the next sign-in asks for it. */
   challengedScope: string | undefined;
+  /** The token refresh in flight, shared by every request that needs it (bearer.ts). */
+  refreshing: Promise<void> | undefined;
   /** The server has asked for OAuth (a 401 or 403 challenge) since this client was made: until then a URL server is not shown as one that signs in. */
   challenged = false;
   /** Called when tokens in use stopped working for good (a refused refresh): the host reconnects the server, which then waits for a sign-in. */
