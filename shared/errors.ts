@@ -169,7 +169,7 @@ export const errorCodes = {
   SERVER_FEATURE_UNSUPPORTED: {
     status: 501,
     meaning:
-      "The MCP server does not declare what the request needs: resource subscriptions (`resources.subscribe`; a server speaking 2026-07-28, where they go through subscriptions/listen, which Capstan does not open yet) or argument completions (`completions`). Nothing was sent to it.",
+      "The MCP server does not declare what the request needs: resource subscriptions (`resources.subscribe`) or argument completions (`completions`). Nothing was sent to it.",
   },
   MCP_SERVER_ERROR: {
     status: 502,

@@ -10,7 +10,11 @@
  *
  * Besides tools it lists the server's resources, resource templates and prompts (when declared;
  * resources.ts), again on their list_changed, and keeps the resource subscriptions the gateway
- * holds across reconnections.
+ * holds across reconnections (declaredWatch.ts).
+ *
+ * Kept whole at about 410 lines: connecting, failing, relisting and following all hang on the one
+ * connection and its attempt number, which decide whether an outcome still counts; what stands
+ * apart already does (connection, calls, policy, resources, declaredWatch, stderr tail).
  */
 import type { PriorDiscovery, Tool } from '@modelcontextprotocol/client';
 import type { ProviderStatus } from '../../../shared/capability';
@@ -23,7 +27,8 @@ import { McpConnection, probeFailed } from './connection';
 import type { HttpAuth } from './oauth/bearer';
 import { signInRequired } from './oauth/provider';
 import { declaredAnnotations, declaredIcons, decideFromAnnotations, notRunnableReason } from './policy';
-import { DeclaredAccess, listDeclared, NO_DECLARED, watchDeclared, type DeclaredLists } from './resources';
+import { DeclaredWatch } from './declaredWatch';
+import { DeclaredAccess, listDeclared, NO_DECLARED, type DeclaredLists } from './resources';
 import { redact, secretValues } from './secrets';
 import type { McpSettings } from './settings';
 import { StderrTail } from './stderrTail';
@@ -72,6 +77,8 @@ export class McpServerProvider implements Provider {
   #declaredProblems: string[] = [];
   /** Who follows which resource URI (services/resources.ts): subscribed on the server while anyone does, again after a reconnection. */
   readonly #followers = new Map<string, Set<(uri: string) => void>>();
+  /** The connection's list-change and resource-update notifications (declaredWatch.ts). */
+  #watch: DeclaredWatch | undefined;
   readonly #stderr = new StderrTail(() => this.#secrets);
   #secrets: string[];
 
@@ -163,7 +170,14 @@ export class McpServerProvider implements Provider {
       this.#prior = connection.verdict;
       if (attempt !== this.#attempt) return void (await connection.close());
       this.#connection = connection;
-      watchDeclared(connection.client, { onListChanged: () => this.#relistSoon(attempt), onUpdated: (uri) => this.#updated(uri) });
+      const watch = await DeclaredWatch.open(
+        connection.client,
+        { onListChanged: () => this.#relistSoon(attempt), onUpdated: (uri) => this.#updated(uri) },
+        this.#settings.timeoutMs,
+        (reason) => this.parts.log.warn({ provider: this.name, reason: this.#reason(reason) }, 'MCP server: no stream of its resource and prompt list changes'),
+      );
+      if (attempt !== this.#attempt) return void (await watch.close());
+      this.#watch = watch;
       const tools = await this.#listTools(connection);
       const problems = await connection.outputSchemas.prepare(tools);
       const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
@@ -172,7 +186,7 @@ export class McpServerProvider implements Provider {
       this.#outputProblems = problems;
       this.#declared = declared.lists;
       this.#declaredProblems = declared.problems;
-      this.#resubscribe(connection);
+      this.#refollow(watch);
       this.#connections += 1;
       this.#failures = 0;
       this.#status = this.#state('ready', null, connection.protocolVersion);
@@ -201,6 +215,7 @@ export class McpServerProvider implements Provider {
     this.#cancelRelist();
     const connection = this.#connection;
     this.#connection = undefined;
+    this.#closeWatch();
     if (state) this.#setStatus(this.#state(state, null));
     await connection?.close({ now });
   }
@@ -211,6 +226,7 @@ export class McpServerProvider implements Provider {
     clearTimeout(this.#heartbeat);
     this.#cancelRelist();
     this.#connection = undefined;
+    this.#closeWatch();
     this.#fail(reason);
   }
 
@@ -283,20 +299,21 @@ export class McpServerProvider implements Provider {
   }
 
   /**
-   * Follows a resource's updates: the first follower subscribes on the server (resources/subscribe),
-   * the last to stop unsubscribes. Returns the stop function.
+   * Follows a resource's updates: the first follower makes the server send them (resources/subscribe,
+   * or a subscriptions/listen stream on 2026-07-28: declaredWatch.ts), the last to stop ends that.
+   * Returns the stop function.
    */
   async follow(uri: string, onUpdated: (uri: string) => void): Promise<() => Promise<void>> {
     let followers = this.#followers.get(uri);
     if (!followers) {
-      // 2026-07-28 removed resources/subscribe for subscriptions/listen, which Capstan does not open yet.
-      if (this.#connection?.client.getProtocolEra() === 'modern') {
-        throw new CapstanError('SERVER_FEATURE_UNSUPPORTED', `provider "${this.name}" speaks 2026-07-28, where resources are followed through subscriptions/listen, which Capstan does not offer yet`, { provider: this.name });
+      const watch = this.#watch;
+      if (!watch) throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${this.name}" is not connected`, { provider: this.name });
+      try {
+        await watch.follow([...this.#followers.keys(), uri]);
+      } catch (error) {
+        if (error instanceof CapstanError) throw new CapstanError(error.code, `provider "${this.name}": ${error.message.replace(/^[A-Z_]+: /, '')}`, { provider: this.name });
+        throw new CapstanError('MCP_SERVER_ERROR', `provider "${this.name}" refused to send updates of ${uri.slice(0, 300)}: ${this.#reason(error)}`, { provider: this.name, serverCode: (error as { code?: unknown }).code ?? null });
       }
-      if (!this.declaredAccess().capabilities.subscribe) {
-        throw new CapstanError('SERVER_FEATURE_UNSUPPORTED', `provider "${this.name}" does not offer resource subscriptions (its capabilities declare no resources.subscribe)`, { provider: this.name });
-      }
-      await this.declaredAccess().subscribe(uri);
       followers = this.#followers.get(uri) ?? new Set();
       this.#followers.set(uri, followers);
     }
@@ -305,7 +322,7 @@ export class McpServerProvider implements Provider {
       const current = this.#followers.get(uri);
       if (!current?.delete(onUpdated) || current.size > 0) return;
       this.#followers.delete(uri);
-      await this.#connection?.client.unsubscribeResource({ uri }, { timeout: this.#settings.timeoutMs }).catch(() => {});
+      await this.#watch?.follow([...this.#followers.keys()]).catch(() => undefined);
     };
   }
 
@@ -314,12 +331,16 @@ export class McpServerProvider implements Provider {
   }
 
   /** A new connection knows nothing of the last one's subscriptions: they are asked for again. */
-  #resubscribe(connection: McpConnection): void {
-    for (const uri of this.#followers.keys()) {
-      void connection.client.subscribeResource({ uri }, { timeout: this.#settings.timeoutMs }).catch((error: unknown) => {
-        this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server refused a resource subscription after reconnecting');
-      });
-    }
+  #refollow(watch: DeclaredWatch): void {
+    if (this.#followers.size === 0) return;
+    void watch.follow([...this.#followers.keys()]).catch((error: unknown) => {
+      this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server refused the resource subscriptions after reconnecting');
+    });
+  }
+
+  #closeWatch(): void {
+    void this.#watch?.close();
+    this.#watch = undefined;
   }
 
   /** A server that stops answering is failed and restarted, even while no call is running. */

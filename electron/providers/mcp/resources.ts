@@ -1,8 +1,8 @@
 /**
  * An MCP server's resources, resource templates and prompts, through the connection's SDK client:
- * listed when the server declares the capability, listed again on its list_changed notifications,
- * and read, got, completed and subscribed to on behalf of services/resources.ts (which decides who
- * may; nothing here checks a grant). Kept apart from connection.ts, which owns the client's
+ * listed when the server declares the capability (again on its list_changed: declaredWatch.ts),
+ * and read, got and completed on behalf of services/resources.ts (which decides who may; nothing
+ * here checks a grant). Kept apart from connection.ts, which owns the client's
  * setup: this module only calls the client it made.
  */
 import { ProtocolError, type Client, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/client';
@@ -55,26 +55,6 @@ export async function listDeclared(client: Client, timeoutMs: number): Promise<{
   return { lists: { resources, resourceTemplates, prompts }, problems };
 }
 
-export interface DeclaredEvents {
-  /** notifications/resources/list_changed or notifications/prompts/list_changed. */
-  onListChanged(): void;
-  /** notifications/resources/updated for a URI Capstan subscribed to. */
-  onUpdated(uri: string): void;
-}
-
-/**
- * Follows the server's notifications about resources and prompts (on a 2025-era connection they
- * arrive unsolicited; tools' list_changed is connection.ts's own).
- */
-export function watchDeclared(client: Client, events: DeclaredEvents): void {
-  client.setNotificationHandler('notifications/resources/list_changed', () => events.onListChanged());
-  client.setNotificationHandler('notifications/prompts/list_changed', () => events.onListChanged());
-  client.setNotificationHandler('notifications/resources/updated', (notification) => {
-    const uri = (notification.params as { uri?: unknown } | undefined)?.uri;
-    if (typeof uri === 'string') events.onUpdated(uri);
-  });
-}
-
 /** What a reference names for `completion/complete`: a prompt by its MCP name, or a template by its URI template. */
 export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
@@ -102,10 +82,6 @@ export class DeclaredAccess {
     return this.#ask('completion/complete', signal, () =>
       this.client.complete({ ref, argument, ...(context ? { context: { arguments: context } } : {}) }, { ...(signal ? { signal } : {}), timeout: this.timeoutMs }),
     );
-  }
-
-  async subscribe(uri: string): Promise<void> {
-    await this.#ask('resources/subscribe', undefined, () => this.client.subscribeResource({ uri }, { timeout: this.timeoutMs }));
   }
 
   /**
