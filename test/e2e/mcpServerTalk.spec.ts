@@ -43,6 +43,28 @@ test('an elicitation during the operator\'s call is answered in a dialog while t
   await expect(entry).toContainText('- Favorite Integer: 42');
 });
 
+test('a sampling request during the operator\'s call is answered by hand in the dialog; no model is called', async ({ consolePage, page, capstan }) => {
+  await whitelist(capstan, ['trigger-sampling-request']);
+  await page.reload();
+  await consolePage.filterInput.fill('trigger-sampling-request');
+  await expect(consolePage.tool('trigger-sampling-request')).toBeVisible(CONNECT_TIMEOUT);
+  const detail = await consolePage.select('trigger-sampling-request');
+  await detail.getByLabel('prompt').fill('a line about tides');
+  await detail.getByRole('button', { name: 'Execute' }).click();
+
+  const dialog = page.getByRole('dialog', { name: 'everything asks while your call waits' });
+  await expect(dialog.getByRole('heading', { name: 'everything asks for a model reply' })).toBeVisible();
+  await expect(dialog).toContainText('You are a helpful test server.');
+  await expect(dialog).toContainText('a line about tides');
+  await expect(dialog.getByRole('button', { name: 'Send reply' })).toBeDisabled();
+  expect(await axeViolations(page, 'sampling dialog', 'dialog[open]')).toEqual([]);
+  await dialog.getByLabel('Your reply').fill('The tide comes in, the tide goes out.');
+  await dialog.getByRole('button', { name: 'Send reply' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(consolePage.latestExecution).toContainText('The tide comes in, the tide goes out.', { timeout: 15_000 });
+  await expect(consolePage.latestExecution).toContainText('capstan-operator');
+});
+
 test("a question during an agent's call waits in Approvals, counted in the header, where the operator answers it", async ({ consolePage, page, capstan }) => {
   await expect(consolePage.tool('echo')).toBeVisible(CONNECT_TIMEOUT);
   const token = (await send(capstan, 'POST', '/agents', { name: 'asker' })).body.token as string;
