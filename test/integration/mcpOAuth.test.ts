@@ -5,12 +5,14 @@
  * in through the browser; then it connects and its tool runs; the access token is refreshed before
  * it expires; when the person's grant is revoked at the authorization server, calls fail with
  * MCP_SIGN_IN_REQUIRED and the server is back in the sign-in state; a sign-out forgets the tokens;
- * `capstan mcp-servers login` does the same from a terminal (the built CLI: `npm run build` first).
+ * `capstan mcp-servers login` does the same from a terminal (the built CLI: `npm run build` first);
+ * the tokens outlive a restart of the gateway.
  * No token text reaches the logs, the ledger, its export or the protocol view, and the token
  * file is owner-only.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenStore } from '../../electron/providers/mcp/oauth/tokenStore';
@@ -25,13 +27,18 @@ let gw: TestGateway;
 /** Every token Capstan held, gathered as the test goes, to look for in what it writes. */
 const secrets = new Set<string>();
 
+/** The gateway's data dir, kept across a restart of the gateway (removed at the end). */
+const dataDir = mkdtempSync(join(tmpdir(), 'capstan-oauth-'));
+const config = () => ({ mcpServers: { remote: { url: servers.mcpUrl } } });
+
 beforeAll(async () => {
   servers = await startOAuthServers();
-  gw = await startTestGateway({ config: { mcpServers: { remote: { url: servers.mcpUrl } } } });
+  gw = await startTestGateway({ dataDir, config: config() });
 });
 afterAll(async () => {
   await gw?.stop();
   await servers?.close();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const auth = async () => (await send(gw, 'GET', '/mcp-servers/remote/auth')).body;
@@ -150,6 +157,21 @@ describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () =>
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stdout).toMatch(/signed out of remote: its tokens are forgotten here and revoked at the authorization server/);
     for (const text of [stdout, auth.stdout, logout.stdout]) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
+  });
+
+  it('keeps its tokens across a restart of the gateway: it connects without a new sign-in', async () => {
+    const { body } = await send(gw, 'POST', '/mcp-servers/remote/sign-in');
+    await browser(body.authorizationUrl);
+    await waitForProvider(gw.host, 'remote', 'ready');
+    gather();
+    const logs = gw.logs;
+    await gw.stop();
+    gw = await startTestGateway({ dataDir });
+    gw.logs.unshift(...logs);
+    await waitForProvider(gw.host, 'remote', 'ready');
+    expect((await auth()).state).toBe('signed_in');
+    const call = await gw.call({ tool: 'remote:whoami', arguments: {} });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
   });
 
   it('keeps every token out of logs, the ledger, its export and the protocol view; the token file is owner-only', async () => {
