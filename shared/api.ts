@@ -237,7 +237,7 @@ export const operations = {
   listPrompts: { method: 'GET', path: '/prompts', input: ResourceListInput, output: PromptList, audience: 'any' },
   getPrompt: { method: 'POST', path: '/prompts/get', input: GetPromptInput, output: GetPromptOutput, audience: 'any' },
   completeArgument: { method: 'POST', path: '/completions', input: CompleteInput, output: CompleteOutput, audience: 'any' },
-  /** The console's live view of a resource: the gateway subscribes on the server, updates come as `resourceUpdated` events. */
+  /** The console's live view of a resource: the gateway subscribes on the server (once, counting who follows), updates come as `resourceUpdated` events. */
   setResourceSubscribed: { method: 'POST', path: '/resources/subscriptions', input: ResourceSubscriptionInput, output: ResourceSubscriptions, audience: 'operator' },
 
   // Agent tokens: the operator's alone.

@@ -52,8 +52,11 @@ interface Parts {
 }
 
 export class ResourceService {
-  /** The operator's subscriptions, by resource id: each one's stop function. */
-  readonly #subscriptions = new Map<string, () => Promise<void>>();
+  /**
+   * The operator's subscriptions, by resource id: its stop function and how many follow it (two
+   * console windows may follow one resource; the server is told to stop when the last one stops).
+   */
+  readonly #subscriptions = new Map<string, { stop: () => Promise<void>; holders: number }>();
 
   constructor(private readonly parts: Parts) {}
 
@@ -152,13 +155,18 @@ export class ResourceService {
 
   /** The operator follows a resource's updates (or stops): each becomes a `resourceUpdated` event. */
   async setSubscribed({ id, subscribed }: { id: string; subscribed: boolean }): Promise<ResourceSubscriptions> {
+    const held = this.#subscriptions.get(id);
     if (!subscribed) {
-      const stop = this.#subscriptions.get(id);
-      this.#subscriptions.delete(id);
-      await stop?.();
+      if (held && --held.holders === 0) {
+        this.#subscriptions.delete(id);
+        await held.stop();
+      }
       return this.subscriptions();
     }
-    if (this.#subscriptions.has(id)) return this.subscriptions();
+    if (held) {
+      held.holders += 1;
+      return this.subscriptions();
+    }
     const contract = this.parts.catalog.live(id)?.contract;
     if (!contract || contract.kind !== 'resource') throw new CapstanError('RESOURCE_NOT_FOUND', `no resource "${id}"`);
     this.parts.catalog.assertAvailable(id);
@@ -169,7 +177,7 @@ export class ResourceService {
     const stop = await this.#provider(contract).follow(contract.uri, (uri) =>
       events.publish({ type: 'resourceUpdated', id, provider: contract.provider, uri, at: new Date().toISOString() }),
     );
-    this.#subscriptions.set(id, stop);
+    this.#subscriptions.set(id, { stop, holders: 1 });
     return this.subscriptions();
   }
 
@@ -179,9 +187,9 @@ export class ResourceService {
 
   /** Ends every subscription (the gateway is closing). */
   async close(): Promise<void> {
-    const stops = [...this.#subscriptions.values()];
+    const held = [...this.#subscriptions.values()];
     this.#subscriptions.clear();
-    await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+    await Promise.all(held.map(({ stop }) => stop().catch(() => undefined)));
   }
 
   /**

@@ -120,6 +120,9 @@ describe('MCP resources and prompts through the gateway (server-everything over 
     // server-everything sends updates for subscribed URIs once its simulation is switched on.
     await gateway.call({ tool: 'everything:toggle-subscriber-updates' });
     await waitFor('a resourceUpdated event', () => events.find((event) => event.type === 'resourceUpdated' && event.id === doc.id), 15_000);
+    // A second window follows it too: the first one stopping leaves it followed for the second.
+    await send(gateway, 'POST', '/resources/subscriptions', { id: doc.id, subscribed: true });
+    expect((await send(gateway, 'POST', '/resources/subscriptions', { id: doc.id, subscribed: false })).body).toEqual({ subscribed: [doc.id] });
     const stopped = await send(gateway, 'POST', '/resources/subscriptions', { id: doc.id, subscribed: false });
     expect(stopped.body).toEqual({ subscribed: [] });
   });

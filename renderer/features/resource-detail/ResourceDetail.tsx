@@ -7,7 +7,7 @@
  * shows here as it arrives, for the operator to read the new version.
  */
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { ResourceContract, ResourceTemplateContract } from '../../../shared/capability';
 import type { ReadResourceOutput } from '../../../shared/resources';
 import { toErrorBody } from '../../api/errors';
@@ -128,16 +128,22 @@ function TemplateForm({ template, disabled, reading, onRead }: { template: Resou
 function FollowUpdates({ entry, disabled, onRead }: { entry: RegistryEntry & { contract: ResourceContract }; disabled: boolean; onRead(): void }) {
   const transport = useTransport();
   const [following, setFollowing] = useState(false);
+  // What the gateway holds for this view, for the cleanup (which sees no later state).
+  const held = useRef(false);
   const updates = useResourceUpdates((state) => state.updates[entry.id]);
   const forget = useResourceUpdates((state) => state.forget);
   const follow = useMutation({
     mutationFn: (subscribed: boolean) => transport.setResourceSubscribed({ id: entry.id, subscribed }),
-    onSuccess: (view) => setFollowing(view.subscribed.includes(entry.id)),
+    // This view's own follow (the gateway counts each window's): another window may still follow it.
+    onSuccess: (_view, subscribed) => {
+      held.current = subscribed;
+      setFollowing(subscribed);
+    },
   });
-  // Leaving the detail stops the follow: nobody would see its updates.
+  // Leaving the detail stops this view's follow: nobody would see its updates here.
   useEffect(
     () => () => {
-      void transport.setResourceSubscribed({ id: entry.id, subscribed: false }).catch(() => undefined);
+      if (held.current) void transport.setResourceSubscribed({ id: entry.id, subscribed: false }).catch(() => undefined);
       forget(entry.id);
     },
     [transport, entry.id, forget],
