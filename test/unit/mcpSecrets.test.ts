@@ -48,6 +48,18 @@ describe('secret-looking values in an MCP server entry', () => {
   });
 });
 
+describe("a url server's OAuth client secret", () => {
+  it('is masked in views, restored from a mask sent back, and known as a secret', () => {
+    const stored = { url: 'https://mcp.example/mcp', oauth: { clientId: 'capstan', clientSecret: 'cs-0123456789abcdefXYZW' } };
+    const shown = maskEntry(stored);
+    expect(shown.masked).toEqual(['oauth.clientSecret']);
+    expect(shown.entry.oauth).toEqual({ clientId: 'capstan', clientSecret: `${SECRET_MASK}XYZW` });
+    expect(unmaskEntry(shown.entry, stored)).toEqual(stored);
+    expect(() => unmaskEntry({ ...stored, oauth: { clientId: 'capstan', clientSecret: `x${SECRET_MASK}` } }, stored)).toThrow(/oauth\.clientSecret/);
+    expect(secretValues(stored)).toContain('cs-0123456789abcdefXYZW');
+  });
+});
+
 describe('the stderr tail', () => {
   it('keeps the last lines, each bounded, with known secrets masked', () => {
     const tail = new StderrTail(() => ['s3cr3t-value']);

@@ -64,6 +64,12 @@ describe('draftFromView', () => {
     expect(entryFromDraft(restored)).toEqual(server.entry);
   });
 
+  it("keeps a url server's oauth entry (its secret masked, for the gateway to restore) through an edit", () => {
+    const oauth = { clientId: 'capstan-desktop', clientSecret: `${SECRET_MASK}wxyz`, scope: 'issues:read' };
+    const server = view({ transport: 'http', entry: { url: 'https://mcp.tracker.example/mcp', oauth }, masked: ['oauth.clientSecret'] });
+    expect(entryFromDraft(draftFromView(server))).toEqual(server.entry);
+  });
+
   it('marks masked arguments and a masked url', () => {
     const server = view({ entry: { command: 'node', args: ['server.js', `${SECRET_MASK}9f`] }, masked: ['args.1'] });
     expect(draftFromView(server).args.map((row) => row.masked)).toEqual([false, true]);

@@ -45,6 +45,8 @@ export interface ServerDraft {
   type: McpServerEntry['type'];
   /** Folders offered to the server as MCP roots, one per row (values only); none by default. */
   roots: Row[];
+  /** A url server's OAuth client, as config.json has it (its secret masked): not edited here, kept on save. */
+  oauth?: McpServerEntry['oauth'];
 }
 
 export const emptyDraft = (): ServerDraft => ({
@@ -90,6 +92,7 @@ export function draftFromView(view: McpServerView): ServerDraft {
     maxResultBytes: text(entry.maxResultBytes),
     type: entry.type,
     roots: (entry.roots ?? []).map((value) => ({ key: '', value, masked: false })),
+    ...(entry.oauth && { oauth: entry.oauth }),
   };
 }
 
@@ -115,7 +118,7 @@ export function entryFromDraft(draft: ServerDraft): McpServerEntry {
       ...(draft.cwd.trim() !== '' && { cwd: draft.cwd.trim() }),
     } as McpServerEntry;
   }
-  return { ...common, url: draft.url.trim(), ...(draft.headers.length > 0 && { headers: record(draft.headers) }) } as McpServerEntry;
+  return { ...common, url: draft.url.trim(), ...(draft.headers.length > 0 && { headers: record(draft.headers) }), ...(draft.oauth && { oauth: draft.oauth }) } as McpServerEntry;
 }
 
 /** Field id → what is wrong with it, in words the field's description reads out. */
