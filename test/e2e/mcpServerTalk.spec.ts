@@ -146,4 +146,10 @@ test("a call is followed from Recent executions into the server's protocol messa
 
   await panel.getByRole('button', { name: 'Ledger entries' }).first().click();
   await expect(consolePage.ledgerRows({ requestId }).first()).toBeVisible();
+
+  // And back: the call's ledger entry leads to its messages.
+  await consolePage.ledgerRows({ requestId, kind: 'call_finished' }).click();
+  const drawer = page.getByRole('dialog', { name: /^Ledger entry #/ });
+  await drawer.getByRole('button', { name: 'Protocol messages' }).click();
+  await expect(page.getByRole('dialog', { name: 'Protocol messages of everything' }).getByTestId('protocol-call')).toContainText(requestId);
 });

@@ -21,7 +21,13 @@ export function ProtocolPanel({ name, requestId: initial, onBack }: { name: stri
   const q = useDeferredValue(search.trim());
   const [requestId, setRequestId] = useState(initial);
   const [paused, setPaused] = useState(false);
-  const showLedger = useConsoleUi((ui) => ui.showLedger);
+  const showLedgerOnly = useConsoleUi((ui) => ui.showLedger);
+  const openPanel = useConsoleUi((ui) => ui.openPanel);
+  // The ledger is in the dock, under this drawer: the drawer makes way for it.
+  const showLedger = (filter: { requestId: string }) => {
+    openPanel(null);
+    showLedgerOnly(filter);
+  };
   const view = useProtocolLog(name, q, requestId, !paused);
   const messages = [...(view.data?.messages ?? [])].reverse();
 

@@ -35,6 +35,14 @@ export function ProvidersPanel({ providers }: { providers: readonly ProviderInfo
   const servers = useMcpServers(open);
   const [editing, setEditing] = useState<Editing>(null);
   // "Protocol messages" from a call elsewhere on the page opens that server's view here.
+  // Closed from elsewhere (the protocol view's Ledger entries): it opens on the list next time.
+  useEffect(
+    () =>
+      useConsoleUi.subscribe((ui, previous) => {
+        if (previous.panel === 'providers' && ui.panel !== 'providers') setEditing(null);
+      }),
+    [],
+  );
   useEffect(
     () =>
       useProtocolFocus.subscribe((state) => {
