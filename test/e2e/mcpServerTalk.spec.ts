@@ -93,6 +93,29 @@ test("a question during an agent's call waits in Approvals, counted in the heade
   }
 });
 
+test('roots are set in the server form and reach the running server without a restart', async ({ consolePage, page, capstan }) => {
+  await expect(consolePage.tool('echo')).toBeVisible(CONNECT_TIMEOUT);
+  await page.getByRole('button', { name: /^Providers/ }).click();
+  const row = page.getByRole('dialog', { name: 'Providers' }).getByRole('listitem', { name: 'everything' });
+  await row.getByRole('button', { name: 'Edit…' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit everything' });
+  await edit.getByRole('button', { name: 'Add root' }).click();
+  await edit.getByRole('textbox', { name: 'Root 1' }).fill('relative/folder');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit.getByRole('textbox', { name: 'Root 1' })).toHaveAttribute('aria-invalid', 'true');
+  expect(await axeViolations(page, 'server form with a root', 'dialog[open]')).toEqual([]);
+  const root = '/srv/capstan-e2e-root';
+  await edit.getByRole('textbox', { name: 'Root 1' }).fill(root);
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toBeHidden();
+  await expect.poll(async () => ((await send(capstan, 'GET', '/mcp-servers')).body.servers as { name: string; entry: { roots?: string[] } }[]).find((server) => server.name === 'everything')?.entry.roots).toEqual([root]);
+  // The server was told (notifications/roots/list_changed), not restarted: it lists the new root.
+  const listed = await send(capstan, 'POST', '/tools/call', { tool: 'everything:get-roots-list' });
+  expect(JSON.stringify(listed.body)).toContain(`file://${root}`);
+  const messages = (await send(capstan, 'GET', '/mcp-servers/everything/protocol?q=roots')).body.messages as { method: string }[];
+  expect(messages.map((message) => message.method)).toContain('notifications/roots/list_changed');
+});
+
 test('a server log line arrives live in its Log, filtered by level', async ({ consolePage, page, capstan }) => {
   await expect(consolePage.tool('echo')).toBeVisible(CONNECT_TIMEOUT);
   await page.getByRole('button', { name: /^Providers/ }).click();
