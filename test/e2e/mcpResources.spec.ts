@@ -17,6 +17,8 @@ test.describe.configure({ timeout: 90_000 });
 
 const ARCHITECTURE = 'demo://resource/static/document/architecture.md';
 const CONNECT_TIMEOUT = { timeout: 30_000 };
+/** A round trip through the gateway to the server and back (a completion, a read), on a machine others share. */
+const SERVER_ROUND_TRIP = { timeout: 15_000 };
 
 /** The catalog's name for a capability of server-everything, found as the console's list has it. */
 async function nameOf(capstan: Parameters<typeof gatewayApi>[0], match: (contract: CatalogView['capabilities'][number]['contract']) => boolean): Promise<string> {
@@ -90,9 +92,9 @@ test('fills a template with the server completing its variable, and shows a bina
   const variable = detail.getByLabel('resourceId');
   await variable.fill('12');
   // The server's completion for the value typed (server-everything echoes a valid id).
-  await expect(detail.getByTestId('suggestions-resourceId').locator('option')).toHaveAttribute('value', '12');
+  await expect(detail.getByTestId('suggestions-resourceId').locator('option')).toHaveAttribute('value', '12', SERVER_ROUND_TRIP);
   await read.click();
-  await expect(detail.getByLabel('Contents of demo://resource/dynamic/text/12')).toContainText('Resource 12: This is a plaintext resource');
+  await expect(detail.getByLabel('Contents of demo://resource/dynamic/text/12')).toContainText('Resource 12: This is a plaintext resource', SERVER_ROUND_TRIP);
   const found = await violations(page, 'template detail with its contents');
 
   const blobName = await nameOf(capstan, (contract) => contract.kind === 'resourceTemplate' && contract.uriTemplate === 'demo://resource/dynamic/blob/{resourceId}');
@@ -100,7 +102,7 @@ test('fills a template with the server completing its variable, and shows a bina
   await blob.getByLabel('resourceId').fill('3');
   await blob.getByRole('button', { name: 'Read', exact: true }).click();
   // A blob is bytes whatever its MIME type says: offered as a download, not shown.
-  await expect(blob.getByText(/^Binary content \(\d+ bytes\)/)).toBeVisible();
+  await expect(blob.getByText(/^Binary content \(\d+ bytes\)/)).toBeVisible(SERVER_ROUND_TRIP);
   const download = page.waitForEvent('download');
   await blob.getByRole('link', { name: 'Download' }).click();
   // Named after the URI's last segment (the browser may add the MIME type's extension).
@@ -115,11 +117,11 @@ test('gets a prompt with arguments, completed by the server, and shows its messa
   const get = detail.getByRole('button', { name: 'Get prompt' });
   await expect(get).toBeDisabled();
   await detail.getByLabel('department').fill('Sa');
-  await expect(detail.getByTestId('suggestions-department').locator('option')).toHaveAttribute('value', 'Sales');
+  await expect(detail.getByTestId('suggestions-department').locator('option')).toHaveAttribute('value', 'Sales', SERVER_ROUND_TRIP);
   await detail.getByLabel('department').fill('Sales');
   await detail.getByLabel('name').focus();
   // The second argument's suggestions depend on the first (context.arguments).
-  await expect(detail.getByTestId('suggestions-name').locator('option')).toHaveCount(3);
+  await expect(detail.getByTestId('suggestions-name').locator('option')).toHaveCount(3, SERVER_ROUND_TRIP);
   await detail.getByLabel('name').fill('Eve');
   const found = await violations(page, 'prompt detail filled in');
   await get.click();
