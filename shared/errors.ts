@@ -163,7 +163,7 @@ export const errorCodes = {
   RESOURCE_AMBIGUOUS: {
     status: 409,
     meaning:
-      'Several MCP servers list this URI (or several templates match it): name the server (`server`, `--server`) or the catalog id (`<server>:resource.…`); `ids` lists the candidates. Nothing was read.',
+      'Several MCP servers list this URI (or several templates match it), or offer a prompt of this name: name the server (`server`, `--server`) or the catalog id (`<server>:resource.…`, `<server>:prompt.…`); `ids` lists the candidates. Nothing was read or got.',
   },
   PROMPT_NOT_FOUND: { status: 404, meaning: 'No MCP server offers a prompt of this name or id (among the servers given, and what the caller may discover).' },
   SERVER_FEATURE_UNSUPPORTED: {
