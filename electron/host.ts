@@ -118,6 +118,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   const events = new EventBus();
   let ledger: Ledger;
   let pins: Pins;
+  // Assigned once, below, but read by the MCP servers' `ask` before then: it cannot be a const.
+  // eslint-disable-next-line prefer-const
   let asks: ServerAsks | undefined;
   // A sign-in or sign-out reconnects the server, now with (or without) its tokens.
   const reconnectIfEnabled = (name: string) => void (catalog.isEnabled(name) && mcp.reconnect(name));
