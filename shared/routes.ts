@@ -16,8 +16,9 @@ export interface OperationRequest {
 export function operationRequest<K extends OperationName>(baseUrl: string, operation: K, input: OperationInput<K>): OperationRequest {
   const { method, path } = operations[operation];
   const url = new URL(withPathParams(path, input), baseUrl);
-  // GET operations take their (flat) input as the query string, as the gateway reads it.
-  if (method === 'GET' && input !== undefined) url.search = queryString(input);
+  // GET operations take their (flat) input as the query string, as the gateway reads it, but
+  // for the fields the path already carries (`/mcp-servers/:name/log`): the gateway merges them.
+  if (method === 'GET' && input !== undefined) url.search = queryString(withoutPathParams(path, input));
   return { method, url, body: method === 'GET' || input === undefined ? null : JSON.stringify(input) };
 }
 
@@ -28,6 +29,12 @@ export function operationRequest<K extends OperationName>(baseUrl: string, opera
 export function withPathParams(path: string, input: unknown): string {
   const fields = (input ?? {}) as Record<string, unknown>;
   return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(fields[name] ?? '')));
+}
+
+function withoutPathParams(path: string, input: unknown): Record<string, unknown> {
+  const fields = { ...(input as Record<string, unknown>) };
+  for (const [, name] of path.matchAll(/:(\w+)/g)) delete fields[name!];
+  return fields;
 }
 
 /** A flat input as a query string; absent (undefined) fields are left out rather than sent as "undefined". */
