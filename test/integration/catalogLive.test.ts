@@ -140,13 +140,13 @@ describe('GET /catalog/search', () => {
     const skillsOnly = await search('query=note&kind=skill&limit=5');
     expect(skillsOnly.total).toBe(31);
     expect(skillsOnly.hits.every((hit) => hit.id.startsWith('skills:'))).toBe(true);
-    // The kind facet ignores the kind filter; the provider facet applies it.
-    expect(skillsOnly.facets.kinds).toEqual({ tool: 2, skill: 31 });
+    // The kind facet ignores the kind filter (every kind counted, MCP servers' resources and prompts too); the provider facet applies it.
+    expect(skillsOnly.facets.kinds).toEqual({ tool: 2, skill: 31, resource: 0, resourceTemplate: 0, prompt: 0 });
     expect(skillsOnly.facets.providers).toEqual([{ provider: 'skills', count: 31 }]);
 
     const builtin = await search('query=note&provider=builtin');
     expect(builtin.hits.map((hit) => hit.id)).toEqual(['builtin:note_add', 'builtin:note_search']);
-    expect(builtin.facets.kinds).toEqual({ tool: 2, skill: 0 });
+    expect(builtin.facets.kinds).toEqual({ tool: 2, skill: 0, resource: 0, resourceTemplate: 0, prompt: 0 });
 
     const confirm = await search('query=http&filter=confirm');
     expect(confirm.hits.map((hit) => hit.id)).toEqual(['builtin:http_check']);

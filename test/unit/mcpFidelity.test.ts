@@ -65,9 +65,9 @@ describe('declared icons and runnability', () => {
     ]);
     expect(declaredIcons(undefined)).toEqual([]);
   });
-  it('a tool that runs only as an MCP task is not runnable; optional or forbidden task support runs', () => {
-    expect(notRunnableReason({ taskSupport: 'required' })).toMatch(/MCP task/);
-    expect(notRunnableReason({ taskSupport: 'optional' })).toBeUndefined();
+  it('every task support MCP defines runs (required and optional as MCP tasks); a value Capstan does not know is not runnable', () => {
+    for (const taskSupport of ['required', 'optional', 'forbidden']) expect(notRunnableReason({ taskSupport }), taskSupport).toBeUndefined();
     expect(notRunnableReason(undefined)).toBeUndefined();
+    expect(notRunnableReason({ taskSupport: 'sometimes' })).toMatch(/taskSupport: "sometimes", which Capstan does not know how to run/);
   });
 });
