@@ -42,7 +42,7 @@ import { PinStore } from './store/pinStore';
 import { TaskStore } from './store/taskStore';
 import { feedTelemetry } from './services/telemetryFeeds';
 import { resolveTelemetrySettings } from './telemetry/settings';
-import { Telemetry } from './telemetry/telemetry';
+import { startTelemetry, type Telemetry } from './telemetry/telemetry';
 
 export interface HostOptions {
   dataDir: string;
@@ -224,7 +224,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     log: logger.child({ component: 'executions' }),
     onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
   });
-  const telemetry = new Telemetry(resolveTelemetrySettings(config.telemetry));
+  const telemetry = await startTelemetry(resolveTelemetrySettings(config.telemetry));
   const stopTelemetry = feedTelemetry({ telemetry, ledger, catalog, approvals });
   const confirmation = new Confirmation(new Challenges(), approvals);
   const calls = new CallService({ catalog, confirmation, tasks, ledger, history, telemetry });

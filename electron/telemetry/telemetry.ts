@@ -1,34 +1,19 @@
 /**
- * Capstan's OpenTelemetry: traces, the ledger as a log stream, and metrics, through the official
- * SDK and OTLP/HTTP exporters (protobuf or JSON). One instance per host; off, every method is a
- * no-op and spans are the API's non-recording ones, so the call path never asks whether it is on.
- *
- * Export never slows or fails a call: batch processors behind bounded queues (delivery.ts counts
- * what is sent, failed and dropped), and nothing here is awaited on the call path.
+ * Capstan's OpenTelemetry: traces, the ledger as a log stream, and metrics. One per host, made by
+ * `startTelemetry`: exporting through the official SDK when settings say so (exporting.ts, loaded
+ * only then), quiet otherwise. Quiet, every method is a no-op and spans are the API's
+ * non-recording ones, so the call path never asks whether it is on.
  *
  * Trace context is carried by AsyncLocalStorage (the API's context manager), registered once per
- * process, even while export is off: a caller's `traceparent` is continued to the providers
- * either way (trace.ts).
+ * process whether or not anything is exported: a caller's `traceparent` is continued to the
+ * providers either way (trace.ts).
  */
-import { context, metrics as noMetrics, trace, type Attributes, type Meter, type Tracer } from '@opentelemetry/api';
-import { logs as noLogs, SeverityNumber, type Logger as OtelLogger } from '@opentelemetry/api-logs';
+import { context, metrics as noMetrics, trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { LedgerEntry } from '../../shared/ledger';
-import { boundedLogProcessor, boundedSpanProcessor, countingLogExporter, countingMetricExporter, countingSpanExporter, Delivery, type DeliveryCounts } from './delivery';
-import { ledgerLogAttributes } from './ledgerStream';
+import type { DeliveryCounts } from './delivery';
 import { createCapstanMetrics, type CapstanMetrics, type Observed } from './metrics';
-import { SIGNALS, type Signal, type TelemetrySettings } from './settings';
+import type { Signal, TelemetrySettings } from './settings';
 
 export const INSTRUMENTATION = { name: 'capstan', version: '0.1.0' };
 
@@ -41,6 +26,21 @@ export interface TelemetryStatus {
   sampling: number | null;
 }
 
+export interface Telemetry {
+  readonly enabled: boolean;
+  readonly tracer: Tracer;
+  readonly metrics: CapstanMetrics;
+  /** Gauges read when metrics are collected: catalog size, provider connections, approvals waiting. */
+  observe(observed: Observed): void;
+  /** One durable ledger entry as a log record: its facts and hash, never a value (the ledger holds none). */
+  ledgerEntry(entry: LedgerEntry): void;
+  status(): TelemetryStatus;
+  /** Sends what is queued now (tests, and before a clean exit). */
+  flush(): Promise<void>;
+  /** Sends what is queued, within a bound, and stops. */
+  shutdown(): Promise<void>;
+}
+
 let contextManagerSet = false;
 /** The API's context manager is process-wide: registered by the first host, kept by the others. */
 function useAsyncContext(): void {
@@ -48,98 +48,24 @@ function useAsyncContext(): void {
   contextManagerSet = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 }
 
-export class Telemetry {
-  readonly tracer: Tracer;
-  readonly metrics: CapstanMetrics;
-  readonly #settings: TelemetrySettings | null;
-  readonly #delivery: Record<Signal, Delivery> | null;
-  readonly #tracerProvider: TracerProvider | null = null;
-  readonly #loggerProvider: LoggerProvider | null = null;
-  readonly #meterProvider: MeterProvider | null = null;
-  readonly #ledgerLogger: OtelLogger;
+/** Telemetry as the settings say: exporting, or (null) quiet. */
+export async function startTelemetry(settings: TelemetrySettings | null, gatewayAttributes: Attributes = {}): Promise<Telemetry> {
+  useAsyncContext();
+  if (!settings) return quietTelemetry();
+  const { ExportingTelemetry } = await import('./exporting');
+  return new ExportingTelemetry(settings, gatewayAttributes);
+}
 
-  /** Telemetry that exports nothing (settings null) or exports as the settings say. */
-  constructor(settings: TelemetrySettings | null, gatewayAttributes: Attributes = {}) {
-    useAsyncContext();
-    this.#settings = settings;
-    if (!settings) {
-      this.#delivery = null;
-      this.tracer = trace.getTracer(INSTRUMENTATION.name, INSTRUMENTATION.version);
-      this.#ledgerLogger = noLogs.getLogger(INSTRUMENTATION.name);
-      this.metrics = createCapstanMetrics(noMetrics.getMeter(INSTRUMENTATION.name));
-      return;
-    }
-    const resource = defaultResource().merge(
-      resourceFromAttributes({ ...settings.resourceAttributes, ...gatewayAttributes, [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: INSTRUMENTATION.version }),
-    );
-    const delivery = { traces: new Delivery(settings.maxQueueSize), logs: new Delivery(settings.maxQueueSize), metrics: new Delivery(settings.maxQueueSize) };
-    this.#delivery = delivery;
-    const options = (signal: Signal) => ({ ...(settings.urls[signal] ? { url: settings.urls[signal] } : {}), ...(settings.headers ? { headers: settings.headers } : {}) });
-    const json = (signal: Signal) => settings.protocol[signal] === 'http/json';
-
-    const spanExporter = json('traces') ? new JsonTraceExporter(options('traces')) : new ProtoTraceExporter(options('traces'));
-    this.#tracerProvider = new TracerProvider({
-      resource,
-      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampling) }),
-      spanProcessors: [boundedSpanProcessor(new BatchSpanProcessor({ exporter: countingSpanExporter(spanExporter, delivery.traces), maxQueueSize: settings.maxQueueSize }), delivery.traces)],
-    });
-    this.tracer = this.#tracerProvider.getTracer(INSTRUMENTATION.name, INSTRUMENTATION.version);
-
-    const logExporter = json('logs') ? new JsonLogExporter(options('logs')) : new ProtoLogExporter(options('logs'));
-    this.#loggerProvider = new LoggerProvider({
-      resource,
-      processors: [boundedLogProcessor(new BatchLogRecordProcessor({ exporter: countingLogExporter(logExporter, delivery.logs), maxQueueSize: settings.maxQueueSize }), delivery.logs)],
-    });
-    this.#ledgerLogger = this.#loggerProvider.getLogger(`${INSTRUMENTATION.name}.ledger`, INSTRUMENTATION.version);
-
-    const metricExporter = json('metrics') ? new JsonMetricExporter(options('metrics')) : new ProtoMetricExporter(options('metrics'));
-    this.#meterProvider = new MeterProvider({
-      resource,
-      readers: [new PeriodicExportingMetricReader({ exporter: countingMetricExporter(metricExporter, delivery.metrics), exportIntervalMillis: settings.metricIntervalMs })],
-    });
-    this.metrics = createCapstanMetrics(this.#meterProvider.getMeter(INSTRUMENTATION.name, INSTRUMENTATION.version) as Meter);
-  }
-
-  get enabled(): boolean {
-    return this.#settings !== null;
-  }
-
-  /** Gauges read when metrics are collected: catalog size, provider connections, approvals waiting. */
-  observe(observed: Observed): void {
-    this.metrics.observe(observed);
-  }
-
-  /** One ledger entry as a log record: its facts and hash, never a value (the ledger holds none). Send only durable entries. */
-  ledgerEntry(entry: LedgerEntry): void {
-    if (!this.#settings) return;
-    this.#ledgerLogger.emit({
-      severityNumber: SeverityNumber.INFO,
-      severityText: 'INFO',
-      eventName: `capstan.ledger.${entry.kind}`,
-      body: entry.kind,
-      timestamp: new Date(entry.at),
-      attributes: ledgerLogAttributes(entry),
-    });
-  }
-
-  status(): TelemetryStatus {
-    const settings = this.#settings;
-    if (!settings || !this.#delivery) return { enabled: false, signals: {}, headers: [], sampling: null };
-    const signals: TelemetryStatus['signals'] = {};
-    for (const signal of SIGNALS) {
-      signals[signal] = { endpoint: settings.urls[signal] ?? 'from OTEL_EXPORTER_OTLP_*', protocol: settings.protocol[signal], ...this.#delivery[signal].counts() };
-    }
-    return { enabled: true, signals, headers: Object.keys(settings.headers ?? {}), sampling: settings.sampling };
-  }
-
-  /** Sends what is queued now (tests, and before a clean exit). */
-  async flush(): Promise<void> {
-    await Promise.all([this.#tracerProvider?.forceFlush(), this.#loggerProvider?.forceFlush(), this.#meterProvider?.forceFlush()]);
-  }
-
-  /** Sends what is queued, within a bound, and stops. */
-  async shutdown(): Promise<void> {
-    const within = (promise: Promise<void> | undefined) => Promise.race([promise?.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    await Promise.all([within(this.#tracerProvider?.shutdown()), within(this.#loggerProvider?.shutdown()), within(this.#meterProvider?.shutdown())]);
-  }
+function quietTelemetry(): Telemetry {
+  const metrics = createCapstanMetrics(noMetrics.getMeter(INSTRUMENTATION.name));
+  return {
+    enabled: false,
+    tracer: trace.getTracer(INSTRUMENTATION.name, INSTRUMENTATION.version),
+    metrics,
+    observe: () => undefined,
+    ledgerEntry: () => undefined,
+    status: () => ({ enabled: false, signals: {}, headers: [], sampling: null }),
+    flush: async () => undefined,
+    shutdown: async () => undefined,
+  };
 }
