@@ -35,8 +35,22 @@ export async function readConfinedFile(realFolder: string, path: string, maxByte
 /**
  * What `path` is, with every check readConfinedFile makes short of opening it: its real path and
  * stats (nanosecond times), or null when nothing is there. Throws as readConfinedFile does.
+ *
+ * `linkFree`: the caller knows every component of `path` up to its last is a directory, not a
+ * link, under `realFolder` (a skills folder's own subfolders, as readdir showed them). Then one
+ * lstat says it all when the file itself is no link either: its real path is `path`. That spares
+ * a realpath (a lookup per component) and a stat per file, a fifth of loading 10,000 skills.
+ * The open that follows checks the file is what was looked at, as it does for any path.
  */
-export async function lookConfined(realFolder: string, path: string, maxBytes: number): Promise<{ real: string; stats: BigIntStats } | null> {
+export async function lookConfined(realFolder: string, path: string, maxBytes: number, linkFree = false): Promise<{ real: string; stats: BigIntStats } | null> {
+  if (linkFree) {
+    const found = await lstat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (!found) return null;
+    if (!found.isSymbolicLink()) return checked(path, found, maxBytes);
+  }
   let real: string;
   try {
     real = await realpath(path);
@@ -51,15 +65,18 @@ export async function lookConfined(realFolder: string, path: string, maxBytes: n
 
   // Look before opening: opening a FIFO blocks until a writer comes, and opening a device can
   // have effects of its own.
-  const stats = await stat(real, { bigint: true });
+  return checked(real, await stat(real, { bigint: true }), maxBytes);
+}
+
+function checked(real: string, stats: BigIntStats, maxBytes: number): { real: string; stats: BigIntStats } {
   if (!stats.isFile()) throw new RefusedFile(`is not a regular file (${kindOf(stats)}); only regular files are read`);
   if (stats.size > BigInt(maxBytes)) throw new RefusedFile(tooLarge(stats.size, maxBytes));
   return { real, stats };
 }
 
-/** readConfinedFile, also telling the file's real path and its stats as opened. */
-export async function readConfined(realFolder: string, path: string, maxBytes: number): Promise<ConfinedFile | null> {
-  const looked = await lookConfined(realFolder, path, maxBytes);
+/** readConfinedFile, also telling the file's real path and its stats as opened. `linkFree` as for lookConfined. */
+export async function readConfined(realFolder: string, path: string, maxBytes: number, linkFree = false): Promise<ConfinedFile | null> {
+  const looked = await lookConfined(realFolder, path, maxBytes, linkFree);
   if (!looked) return null;
   const { real, stats: found } = looked;
 

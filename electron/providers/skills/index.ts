@@ -119,12 +119,13 @@ async function loadSkills(
   for (const dir of dirs) {
     let realDir: string;
     let folders: string[];
+    /** Subfolders that are directories, not links: their SKILL.md needs no realpath (confinedFile.ts). */
+    const plainFolders = new Set<string>();
     try {
       realDir = await realpath(dir);
-      folders = (await readdir(realDir, { withFileTypes: true }))
-        .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
-        .map((entry) => entry.name)
-        .sort();
+      const entries = (await readdir(realDir, { withFileTypes: true })).filter((entry) => entry.isDirectory() || entry.isSymbolicLink());
+      for (const entry of entries) if (entry.isDirectory()) plainFolders.add(entry.name);
+      folders = entries.map((entry) => entry.name).sort();
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       diagnostics.push(problem(dir, missing ? 'skills directory does not exist' : `skills directory ${reasonOf(error)}`));
@@ -138,7 +139,7 @@ async function loadSkills(
       const heardOf = changed.all || changed.folders.has(key);
       // Nothing heard from this folder: what it gave last time stands.
       if (cached && !heardOf && !cached.recheck) return cached.result;
-      const entry = await readSkillFolder(realDir, dir, folder, maxFileBytes, cached, !heardOf);
+      const entry = await readSkillFolder(realDir, dir, folder, maxFileBytes, cached, !heardOf, plainFolders.has(folder));
       cache.set(key, entry);
       return entry.result;
     };
@@ -180,17 +181,19 @@ async function readSkillFolder(
   maxFileBytes: number,
   cached: CachedFolder | undefined,
   trustStats: boolean,
+  /** The folder is a directory under realDir, not a link (readdir said so). */
+  plainFolder: boolean,
 ): Promise<CachedFolder> {
   const path = join(dir, folder, SKILL_FILE);
   const own = join(realDir, folder, SKILL_FILE);
   const unread = (result: FolderResult, recheck: boolean): CachedFolder => ({ result, stamp: null, hash: null, racy: false, recheck });
   try {
     if (trustStats && cached?.stamp && !cached.racy) {
-      const looked = await lookConfined(realDir, own, maxFileBytes);
+      const looked = await lookConfined(realDir, own, maxFileBytes, plainFolder);
       if (looked && stampOf(looked.real, looked.stats) === cached.stamp) return cached;
     }
     const readAt = BigInt(Date.now()) * 1_000_000n;
-    const file = await readConfined(realDir, own, maxFileBytes);
+    const file = await readConfined(realDir, own, maxFileBytes, plainFolder);
     if (!file) return unread(null, false); // a folder without SKILL.md is not a skill
     const recheck = file.real !== own;
     const stamp = stampOf(file.real, file.stats);
