@@ -2,8 +2,9 @@
  * After a restart: every task the last process left unfinished is closed as failed, each call it
  * started without an end gets one with an unknown outcome, and a mutating one arms its session's
  * mutation gate until the operator acknowledges it; an approval it left waiting for the operator
- * is closed as expired, so no call waits for a decision nobody can take. All of it recorded, in
- * the gateway's name.
+ * is closed as expired, and a server's question (an elicitation, a sampling request) it left
+ * unanswered as withdrawn, so no call waits for a decision nobody can take. All of it recorded,
+ * in the gateway's name.
  */
 import type { LedgerEntry, LedgerKind } from '../../shared/ledger';
 import { SYSTEM } from '../../shared/principal';
@@ -40,6 +41,18 @@ function closeAfterRestart(journal: TaskJournal, task: Task, session: Session): 
       principal: SYSTEM,
     });
   }
+  // A server's question asked during one of its calls: the server that asked is gone with the process.
+  for (const asked of unansweredAsks(journal.ledger, task.id)) {
+    journal.ledger.append({
+      kind: 'server_answered',
+      taskId: task.id,
+      sessionId: asked.sessionId ?? task.sessionId,
+      requestId: asked.requestId,
+      capability: asked.capability,
+      details: { askId: asked.details.askId, server: asked.details.server, ask: asked.details.ask, answer: 'withdrawn', reason: RESTARTED },
+      principal: SYSTEM,
+    });
+  }
   for (const started of unendedCalls(journal.ledger, task.id)) {
     const requestId = started.requestId!;
     const capability = started.capability ?? 'unknown';
@@ -65,6 +78,12 @@ function allOfKind(ledger: Ledger, taskId: string, kind: LedgerKind): LedgerEntr
 export function unendedCalls(ledger: Ledger, taskId: string): LedgerEntry[] {
   const ended = new Set(allOfKind(ledger, taskId, 'call_finished').map((entry) => entry.requestId));
   return allOfKind(ledger, taskId, 'call_started').filter((entry) => !ended.has(entry.requestId));
+}
+
+/** The questions servers asked during a task's calls that have no recorded end (answered, declined, expired or withdrawn). */
+export function unansweredAsks(ledger: Ledger, taskId: string): LedgerEntry[] {
+  const ended = new Set(allOfKind(ledger, taskId, 'server_answered').map((entry) => entry.details.askId));
+  return allOfKind(ledger, taskId, 'server_asked').filter((entry) => !ended.has(entry.details.askId));
 }
 
 /** The approvals a task asked for that have no recorded decision (approved, denied, expired or withdrawn). */

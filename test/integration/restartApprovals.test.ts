@@ -2,7 +2,8 @@
  * Issue 18 item 14: kill -9 while an agent's call waits for the operator's approval, then a
  * restart. The real `capstan serve` both times, on the same data dir: the approval the killed
  * process left without a decision is closed by the restart recovery as expired, "gateway
- * restarted", recorded by `system`, and nothing is left pending or runs.
+ * restarted", recorded by `system`, and nothing is left pending or runs. The same for a
+ * server's question (server-everything's elicitation) waiting for the operator: withdrawn.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../shared/ledger';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
+import { everythingStdio } from '../support/mcp';
 import { startServe, type ServeProcess } from '../support/serveProcess';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-restart-approval-'));
+const asksDir = mkdtempSync(join(tmpdir(), 'capstan-restart-ask-'));
 const token = 'restart-approval-token-0123456789';
 let target: LoopbackServer;
 const started: ServeProcess[] = [];
@@ -29,6 +32,7 @@ afterAll(async () => {
   }
   await target.close();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(asksDir, { recursive: true, force: true });
 });
 
 async function request(serve: ServeProcess, bearer: string, path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<{ status: number; body: Json }> {
@@ -85,4 +89,36 @@ describe('a restart after kill -9 during an approval wait', () => {
     started.push(third);
     expect(((await request(third, token, '/ledger?requestId=waits-at-crash')).body.entries as LedgerEntry[]).length).toBe(2);
   }, 60_000);
+});
+
+describe('a restart after kill -9 while a server asks the operator', () => {
+  it('closes the question as withdrawn ("gateway restarted"), recorded by system, with nothing left pending', async () => {
+    writeFileSync(join(asksDir, 'config.json'), JSON.stringify({ approvals: { timeoutMs: 600_000 }, mcpServers: { everything: everythingStdio() } }));
+    const first = await startServe(['--port', '0', '--data-dir', asksDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: token });
+    started.push(first);
+    await expect.poll(async () => ((await request(first, token, '/catalog')).body.providers as Json[]).find((p) => p.name === 'everything')?.status?.state, { timeout: 30_000 }).toBe('ready');
+
+    void request(first, token, '/tools/call', { tool: 'everything:trigger-elicitation-request', requestId: 'asks-at-crash' }).catch(() => undefined);
+    await expect.poll(async () => (await request(first, token, '/asks')).body.pending.length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(async () => ((await request(first, token, '/ledger?requestId=asks-at-crash')).body.entries as LedgerEntry[]).some((entry) => entry.kind === 'server_asked'), { timeout: 10_000 }).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startServe(['--port', '0', '--data-dir', asksDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: token });
+    started.push(second);
+    const entries = (await request(second, token, '/ledger?requestId=asks-at-crash')).body.entries as LedgerEntry[];
+    const asked = entries.find((entry) => entry.kind === 'server_asked')!;
+    const answered = entries.filter((entry) => entry.kind === 'server_answered');
+    expect(answered).toHaveLength(1);
+    expect(answered[0]).toMatchObject({
+      principal: 'system',
+      taskId: asked.taskId,
+      capability: 'everything:trigger-elicitation-request',
+      details: { askId: asked.details.askId, server: 'everything', ask: 'elicitation', answer: 'withdrawn', reason: 'gateway restarted' },
+    });
+    // The call it was asked during ends with it, its outcome unknown, and its task is closed.
+    expect(entries.at(-1)).toMatchObject({ kind: 'call_finished', details: { status: 'outcome_unknown', reason: 'gateway restarted' } });
+    expect((await request(second, token, '/asks')).body.pending).toEqual([]);
+    expect((await request(second, token, '/ledger/verify')).body).toMatchObject({ ok: true });
+  }, 90_000);
 });
