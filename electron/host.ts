@@ -62,6 +62,8 @@ export interface HostOptions {
   oauthEncrypter?: Encrypter;
   /** Shows a sign-in's authorization URL to the person: Electron opens the system browser, `capstan serve` prints it (the console shows it too). */
   presentSignIn?: (server: string, url: string) => void;
+  /** Opens a page a server asked the operator to visit (URL elicitation) in the system browser: the desktop app's, whose window opens none. */
+  openPage?: (url: string) => void;
 }
 
 export interface Host {
@@ -100,7 +102,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, presentSignIn }: HostOptions): Promise<Host> {
+export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, presentSignIn, openPage }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
   const db = openDatabase(dataDir);
   // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
@@ -217,7 +219,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     quotas: config.quotas,
     publish: (approval) => events.publish({ type: 'approval', approval }),
   });
-  asks = new ServerAsks({ ledger, timeoutMs: () => config.approvals.timeoutMs, publish: (ask) => events.publish({ type: 'ask', ask }) });
+  asks = new ServerAsks({ ledger, timeoutMs: () => config.approvals.timeoutMs, publish: (ask) => events.publish({ type: 'ask', ask }), openPage });
   const history = new ExecutionHistory({
     dataDir,
     db,

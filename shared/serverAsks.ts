@@ -77,6 +77,11 @@ export const AnswerAskInput = z.strictObject({
   action: z.enum(['accept', 'decline', 'cancel']),
   content: z.record(z.string().max(200), ContentValue).optional(),
   reply: z.string().max(100_000).optional(),
+  /**
+   * With `accept` on a URL elicitation: the gateway opens the page itself (the desktop app, whose
+   * window opens no pages, in the system browser), the ask's own URL, never one the client sends.
+   */
+  open: z.boolean().optional(),
 });
 export type AnswerAskInput = z.infer<typeof AnswerAskInput>;
 

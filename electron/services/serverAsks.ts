@@ -29,6 +29,8 @@ export interface ServerAsksOptions {
   timeoutMs(): number;
   publish(view: ServerAskView): void;
   now?: () => number;
+  /** Opens a page in the person's browser (the desktop app's shell); absent, the client opens it itself. */
+  openPage?: ((url: string) => void) | undefined;
 }
 
 interface Pending {
@@ -112,7 +114,7 @@ export class ServerAsks {
   }
 
   /** The operator's answer (operator only). */
-  answer({ id, action, content, reply }: AnswerAskInput): ServerAskView {
+  answer({ id, action, content, reply, open }: AnswerAskInput): ServerAskView {
     const pending = this.#pending.get(id);
     if (!pending) {
       const ended = this.#recent.find((view) => view.id === id);
@@ -134,7 +136,10 @@ export class ServerAsks {
       answer = { action: 'decline' };
     }
     const status: AskStatus = action === 'accept' ? 'accepted' : action === 'decline' ? 'declined' : 'cancelled';
-    return this.#end(id, status, null, answer)!;
+    const ended = this.#end(id, status, null, answer)!;
+    // The page the server asked for, as the operator saw it, and only an http(s) one.
+    if (open && action === 'accept' && view.mode === 'url' && view.url && /^https?:\/\//i.test(view.url)) this.options.openPage?.(view.url);
+    return ended;
   }
 
   /** Pending asks oldest first, then the recent ends newest first. */

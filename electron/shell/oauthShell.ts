@@ -1,16 +1,19 @@
 /**
  * What the desktop app gives URL servers' OAuth (providers/mcp/oauth): tokens sealed with
  * Electron's safeStorage (the OS keychain's key) where it is available, and a sign-in's
- * authorization URL opened in the system browser (never in Capstan's own window).
+ * authorization URL opened in the system browser (never in Capstan's own window); the same
+ * browser for a page a server asks the operator to visit (URL elicitation, services/serverAsks.ts).
  */
 import type { HostOptions } from '../host';
 import type { ElectronApi } from './electronApi';
 
-export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorage' | 'shell'>): Pick<HostOptions, 'oauthEncrypter' | 'presentSignIn'> {
+export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorage' | 'shell'>): Pick<HostOptions, 'oauthEncrypter' | 'presentSignIn' | 'openPage'> {
   return {
     ...(safeStorage?.isEncryptionAvailable()
       ? { oauthEncrypter: { kind: 'safeStorage', encrypt: (plain: string) => safeStorage.encryptString(plain), decrypt: (sealed: Buffer) => safeStorage.decryptString(sealed) } }
       : {}),
-    ...(shell ? { presentSignIn: (_server: string, url: string) => void shell.openExternal(url).catch(() => {}) } : {}),
+    ...(shell
+      ? { presentSignIn: (_server: string, url: string) => void shell.openExternal(url).catch(() => {}), openPage: (url: string) => void shell.openExternal(url).catch(() => {}) }
+      : {}),
   };
 }

@@ -13,9 +13,11 @@ import { everythingStdio, send, waitFor, waitForProvider, type Json } from '../s
 
 let gateway: TestGateway;
 const events: CapstanEvent[] = [];
+/** Pages the gateway opened in the person's browser, as the desktop app's shell would (its `openPage`). */
+const opened: string[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ config: { mcpServers: { everything: everythingStdio() }, approvals: { timeoutMs: 20_000 } } });
+  gateway = await startTestGateway({ config: { mcpServers: { everything: everythingStdio() }, approvals: { timeoutMs: 20_000 } }, host: { openPage: (url) => void opened.push(url) } });
   gateway.host.events.subscribe((event) => events.push(event));
   await waitForProvider(gateway.host, 'everything');
 }, 60_000);
@@ -101,6 +103,24 @@ describe('elicitation during the operator\'s call', () => {
     const { body } = await call;
     expect(body.ok).toBe(true);
     expect(text(body)).toMatch(/accept/i);
+    // A browser console opens the page itself: the gateway opened nothing.
+    expect(opened).toEqual([]);
+  });
+
+  it('in the desktop app, opens the ask’s own page in the system browser when the operator accepts with open', async () => {
+    const call = gateway.call({ tool: 'everything:trigger-url-elicitation', arguments: { url: 'https://example.com/approve?x=1', message: 'Approve the change' }, requestId: 'elicit-url-open' });
+    const ask = await pendingAsk('elicit-url-open');
+    // Declining opens nothing, whatever the flag says; accepting opens the URL the server sent, once.
+    const { body: answered } = await send(gateway, 'POST', `/asks/${ask.id}`, { id: ask.id, action: 'accept', open: true });
+    expect(answered).toMatchObject({ status: 'accepted' });
+    expect((await call).body.ok).toBe(true);
+    expect(opened).toEqual(['https://example.com/approve?x=1']);
+
+    const declined = gateway.call({ tool: 'everything:trigger-url-elicitation', arguments: { url: 'https://example.com/other', message: 'Another' }, requestId: 'elicit-url-declined' });
+    const second = await pendingAsk('elicit-url-declined');
+    await send(gateway, 'POST', `/asks/${second.id}`, { id: second.id, action: 'decline', open: true });
+    await declined;
+    expect(opened).toEqual(['https://example.com/approve?x=1']);
   });
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { HttpGateway } from '../../electron/transports/http';
-import { createHost, type Host } from '../../electron/host';
+import { createHost, type Host, type HostOptions } from '../../electron/host';
 import { startServer } from '../../electron/server';
 
 export interface TestGateway {
@@ -22,12 +22,14 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-export async function startTestGateway(options: { dataDir?: string; skillsDirs?: string[]; config?: Record<string, unknown> } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { dataDir?: string; skillsDirs?: string[]; config?: Record<string, unknown>; host?: Pick<HostOptions, 'openPage' | 'presentSignIn'> } = {},
+): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'capstan-it-'));
   if (options.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(options.config));
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
-  const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}) });
+  const host = await createHost({ dataDir, logger, ...(options.skillsDirs ? { skillsDirs: options.skillsDirs } : {}), ...options.host });
   const token = `test-${randomBytes(12).toString('hex')}`;
   const gateway = await startServer(host, { address: '127.0.0.1', port: 0, token, logger });
 

@@ -770,3 +770,16 @@ describe('the app', () => {
     expect(again.preventDefault).not.toHaveBeenCalled();
   });
 });
+
+describe('the system browser', () => {
+  it('opens a sign-in’s authorization page and a page a server asked the operator to visit, with shell.openExternal', async () => {
+    const { oauthShell } = await import('../../electron/shell/oauthShell');
+    const opened: string[] = [];
+    const parts = oauthShell({ shell: { openExternal: async (url: string) => void opened.push(url) } as unknown as ElectronApi['shell'], safeStorage: undefined });
+    parts.presentSignIn!('tracker', 'https://auth.example/authorize?state=s');
+    parts.openPage!('https://example.com/consent');
+    expect(opened).toEqual(['https://auth.example/authorize?state=s', 'https://example.com/consent']);
+    // Without a shell (a desktop without one), neither is offered: the console shows the address instead.
+    expect(oauthShell({ shell: undefined, safeStorage: undefined })).toEqual({});
+  });
+});

@@ -200,7 +200,7 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
 /** The page the server wants opened: shown whole first; opened only by the operator, and only an http(s) one. */
 function UrlAnswer({ ask }: { ask: ServerAskView }) {
   const answer = useAnswerAsk();
-  // The desktop app's window opens no pages: there the operator takes the address to a browser, then accepts.
+  // The desktop app's window opens no pages: there the gateway opens the ask's own address in the system browser.
   const desktop = useTransport().kind === 'ipc';
   const url = ask.url ?? '';
   let host = '';
@@ -214,7 +214,7 @@ function UrlAnswer({ ask }: { ask: ServerAskView }) {
   }
   const open = () => {
     if (!desktop) window.open(url, '_blank', 'noopener,noreferrer');
-    answer.mutate({ id: ask.id, action: 'accept' });
+    answer.mutate({ id: ask.id, action: 'accept', ...(desktop ? { open: true } : {}) });
   };
   return (
     <div className="ask__form">
@@ -227,14 +227,13 @@ function UrlAnswer({ ask }: { ask: ServerAskView }) {
             on <strong>{host}</strong>
           </span>
         )}{' '}
-        {/* The desktop app's window opens no pages of its own: the address can be taken to a browser. */}
         <CopyButton text={url} label="Copy the address" />
       </p>
       {!openable && <p className="notice notice--error">This is not an http or https address; Capstan will not open it.</p>}
       {answer.error && <ErrorNotice what="The answer was not taken" error={toErrorBody(answer.error)} />}
       <Answers busy={answer.isPending} onDecline={() => answer.mutate({ id: ask.id, action: 'decline' })} onCancel={() => answer.mutate({ id: ask.id, action: 'cancel' })}>
         <button type="button" className="button button--primary" disabled={answer.isPending || !openable} onClick={open}>
-          {desktop ? 'Opened in a browser: accept' : 'Open the page'}
+          {desktop ? 'Open in your browser' : 'Open the page'}
         </button>
       </Answers>
     </div>
