@@ -162,6 +162,8 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
     const payload = args[0] ?? {};
     const context: CallContext = {
       requestId,
+      // Made here, for this call alone: no caller can have used it.
+      requestIdIssued: true,
       log: parts.logger.child({ requestId, transport: 'harn', taskId: run.taskId }),
       principal: run.principal,
       // Withdrawn when the run stops (its deadline, its end) as well as when its task does.

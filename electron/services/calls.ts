@@ -51,6 +51,12 @@ export interface CallContext {
   scope?: CallScope | undefined;
   /** Aborts when the caller cancels or goes away before its answer (the runtime's `callerGone`). */
   signal?: AbortSignal | undefined;
+  /**
+   * The gateway made `requestId` itself for this request (http.ts: the caller sent none): no
+   * caller can have used it before, so the check that it is the caller's own is skipped. A
+   * requestId a caller chose is always checked.
+   */
+  requestIdIssued?: boolean | undefined;
   /** The caller's W3C trace context (an HTTP header, MCP `_meta`, Harn), continued by the call's trace (tracing.ts). */
   trace?: IncomingTrace | undefined;
 }
@@ -188,7 +194,9 @@ function assertValidIfGranted(task: RunningTask, toolId: string, tool: Pick<Comp
  * ledger's trail of a requestId, evidence checks and cancellation never mix two callers' calls.
  * The message says neither whose it is nor how that call went.
  */
-export function assertRequestIdFree(ledger: Pick<Ledger, 'firstPrincipalOf'>, { requestId, principal }: Pick<CallContext, 'requestId' | 'principal'>): void {
+export function assertRequestIdFree(ledger: Pick<Ledger, 'firstPrincipalOf'>, { requestId, principal, requestIdIssued }: Pick<CallContext, 'requestId' | 'principal' | 'requestIdIssued'>): void {
+  // One the gateway made for this very request cannot be anyone else's.
+  if (requestIdIssued) return;
   const first = ledger.firstPrincipalOf(requestId);
   if (first !== undefined && first !== principal) {
     throw new CapstanError('REQUEST_ID_IN_USE', `requestId "${requestId}" is already used by another caller; send another, or none and the gateway makes one`, { field: 'requestId' });

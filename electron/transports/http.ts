@@ -71,6 +71,8 @@ export interface HttpGateway {
 declare module 'fastify' {
   interface FastifyRequest {
     requestId: string;
+    /** The gateway made `requestId` itself (the client sent none, or none well formed): no caller can have used it. */
+    requestIdIssued: boolean;
     /**
      * Who the bearer token stands for, set by the token check on every route behind it
      * (services/principal.ts); undefined elsewhere, so a route outside that scope cannot pass for
@@ -99,7 +101,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     // A URL that does not decode, or a path parameter over maxParamLength (100): errors Fastify
     // raises before routing, so before any hook has named the request.
     frameworkErrors: (error, request, reply) => {
-      setRequestId(app, request, resolveRequestId(request.headers['x-request-id']));
+      const asked = request.headers['x-request-id'];
+      const requestId = resolveRequestId(asked);
+      setRequestId(app, request, requestId, requestId !== asked);
       return sendError(request, reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff'), toCapstanError(error));
     },
     // What Node's HTTP parser refuses (headers over 16 KiB, bytes that are not HTTP, a request
@@ -114,8 +118,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   app.server.on('connect', (_request, socket: Socket) => answerOnSocket(socket, new CapstanError('NOT_FOUND', 'CONNECT: this gateway is not a proxy'), options.logger));
 
   app.decorateRequest('requestId', '');
+  app.decorateRequest('requestIdIssued', false);
   app.addHook('onRequest', async (request) => {
-    setRequestId(app, request, resolveRequestId(request.headers['x-request-id']));
+    const asked = request.headers['x-request-id'];
+    const requestId = resolveRequestId(asked);
+    setRequestId(app, request, requestId, requestId !== asked);
     const origin = request.headers.origin;
     if (!allowedHost(request.headers.host) || (origin !== undefined && !allowedOrigin(origin, allowedHost))) {
       throw new CapstanError('FORBIDDEN_ORIGIN', 'this gateway only answers its own loopback address');
@@ -124,7 +131,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   // A body's requestId, when well formed, names the call in every later log line.
   app.addHook('preHandler', async (request) => {
     const fromBody = (request.body as { requestId?: unknown } | undefined)?.requestId;
-    if (typeof fromBody === 'string' && resolveRequestId(fromBody) === fromBody) setRequestId(app, request, fromBody);
+    if (typeof fromBody === 'string' && resolveRequestId(fromBody) === fromBody) setRequestId(app, request, fromBody, false);
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.requestId);
@@ -198,7 +205,14 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
           reply.raw.once('close', () => {
             if (!reply.raw.writableFinished) gone.abort('the client went away before its answer');
           });
-          const context = { requestId: request.requestId, log: request.log, principal: principalOf(request), signal: gone.signal, trace: incomingTraceOf(request.headers) };
+          const context = {
+            requestId: request.requestId,
+            requestIdIssued: request.requestIdIssued,
+            log: request.log,
+            principal: principalOf(request),
+            signal: gone.signal,
+            trace: incomingTraceOf(request.headers),
+          };
           const answer = await dispatch(options.handlers, operation, input, context);
           request.loggedByCall = operation === 'callTool' && answer.ok;
           return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
@@ -249,8 +263,9 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string): void {
+function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string, issued: boolean): void {
   request.requestId = requestId;
+  request.requestIdIssued = issued;
   request.log = app.log.child({ requestId });
 }
 

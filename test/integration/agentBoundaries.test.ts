@@ -157,6 +157,17 @@ describe('a requestId another principal already used (item 12)', () => {
     expect((await operator('POST', `/approvals/${approval.id}`, { decision: 'deny' })).status).toBe(200);
     expect((await waiting).body.error.code).toBe('CONFIRMATION_DENIED');
     expect((await ledgerOf('agent-owned')).every((entry) => entry.principal === 'agent:owner')).toBe(true);
+
+    // Chosen in the x-request-id header rather than the body, it is checked the same; only an id the gateway makes itself is not (no one can have used it).
+    const byHeader = await fetch(`${gw.url}/tools/call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${intruder}`, 'content-type': 'application/json', 'x-request-id': 'agent-owned' },
+      body: JSON.stringify({ tool: 'time_now' }),
+    });
+    expect(byHeader.status).toBe(409);
+    expect(((await byHeader.json()) as Answer['body']).error.code).toBe('REQUEST_ID_IN_USE');
+    const issued = await as(intruder, 'POST', '/tools/call', { tool: 'time_now' });
+    expect(issued).toMatchObject({ status: 200, body: { requestId: expect.stringMatching(/^req-[0-9a-f-]{36}$/) } });
   });
 
   it("has the evidence check compare only the caller's own entries, whatever else the ledger holds under that requestId", async () => {

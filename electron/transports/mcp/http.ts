@@ -105,6 +105,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         sessionId: sessionFor(principal, session ? `mcp-${session.id}` : 'mcp'),
         keepsSession: session !== undefined,
         requestId: request.requestId,
+        requestIdIssued: request.requestIdIssued,
         log: request.log,
         signal: tracked ? AbortSignal.any([gone.signal, tracked.signal]) : gone.signal,
       };

@@ -37,7 +37,7 @@ const CALLER_MISTAKES = new Set([
 
 export function registerDeclared(server: Server, caller: McpCaller, handlers: ApiHandlers): void {
   const { sessionId } = caller;
-  const context = (): CallContext => ({ requestId: caller.requestId, log: caller.log, principal: caller.principal, signal: caller.signal });
+  const context = (): CallContext => ({ requestId: caller.requestId, requestIdIssued: caller.requestIdIssued, log: caller.log, principal: caller.principal, signal: caller.signal });
   async function run<K extends OperationName>(operation: K, input: unknown, uri?: string): Promise<OperationOutput<K>> {
     const reply = await dispatch(handlers, operation, input, context());
     if (reply.ok) return reply.value;

@@ -32,6 +32,8 @@ export interface McpCaller {
   /** The client keeps a session of its own (it presented an Mcp-Session-Id), so its tools/list may grow. */
   keepsSession: boolean;
   requestId: string;
+  /** The gateway made `requestId` itself (http.ts): no caller can have used it. */
+  requestIdIssued: boolean;
   log: Logger;
   /** Aborts when the client cancels the request or goes away before its answer: what it runs is cancelled. */
   signal?: AbortSignal | undefined;
@@ -77,7 +79,7 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
     const confirm = isAgent(caller.principal) ? ({ kind: 'approval', onWaiting: progress?.onWaiting } as const) : undefined;
     // A caller's W3C trace context in `_meta` is continued by the call's trace.
     const trace = incomingTraceOf(request.params._meta);
-    const context: CallContext = { requestId: caller.requestId, log: caller.log, principal: caller.principal, confirm, signal: caller.signal, trace };
+    const context: CallContext = { requestId: caller.requestId, requestIdIssued: caller.requestIdIssued, log: caller.log, principal: caller.principal, confirm, signal: caller.signal, trace };
     let listChanged = false;
 
     let reply: Reply<OperationName>;
