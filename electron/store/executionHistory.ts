@@ -247,7 +247,9 @@ export class ExecutionHistory {
     let count = this.#entries.size;
     for (const [id, entry] of this.#entries) {
       const over = count > this.#settings.maxEntries || this.#bytes > MAX_HISTORY_BYTES || entry.record.startedAt < oldest;
-      if (!over) continue;
+      // Runs are kept in the order they started: once one may stay, every later one may too
+      // (a full history drops one run per call, rather than walking all of them each time).
+      if (!over) break;
       if (entry.record.status === 'running' && entry.record.startedAt >= oldest) continue;
       this.#entries.delete(id);
       if (entry.challengeId) this.#byChallenge.delete(entry.challengeId);
