@@ -141,3 +141,17 @@ test('gets a prompt with arguments, completed by the server, and shows its messa
   found.push(...(await violations(page, 'prompt detail with an embedded resource')));
   expect(found).toEqual([]);
 });
+
+test('the Providers panel counts a server’s resources and prompts beside its tools, as the catalog holds them', async ({ consolePage, page, capstan }) => {
+  void consolePage;
+  await nameOf(capstan, (contract) => contract.kind === 'prompt');
+  const { capabilities } = await gatewayApi<CatalogView>(capstan, 'GET', '/catalog');
+  const ofKinds = (...kinds: string[]) => capabilities.filter(({ contract }) => contract.provider === 'everything' && kinds.includes(contract.kind)).length;
+  await page.getByRole('button', { name: /^Providers/ }).click();
+  const row = page.getByRole('dialog', { name: 'Providers' }).getByRole('listitem', { name: 'everything' });
+  await expect(row.getByTestId('resources')).toHaveText(String(ofKinds('resource', 'resourceTemplate')));
+  await expect(row.getByTestId('prompts')).toHaveText(String(ofKinds('prompt')));
+  expect(ofKinds('prompt')).toBeGreaterThan(0);
+  // A provider with none (the builtins) shows no such figures.
+  await expect(page.getByRole('dialog', { name: 'Providers' }).getByRole('listitem', { name: 'builtin' }).getByTestId('resources')).toHaveCount(0);
+});

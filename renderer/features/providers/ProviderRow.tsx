@@ -58,11 +58,14 @@ export function ProviderRow({ row, switching, onToggle, onEdit, onPolicy, onLog,
         {info && <Figure name="Binding generation" value={info.bindingGeneration} testId="binding-generation" />}
         <Figure name="Tools" value={tools} testId="tools" />
         {info && <Figure name="Skills" value={info.skills} testId="skills" />}
+        {/* An MCP server's resources (templates included) and prompts, once it declares some. */}
+        {info?.resources !== undefined && <Figure name="Resources" value={info.resources} testId="resources" />}
+        {info?.prompts !== undefined && <Figure name="Prompts" value={info.prompts} testId="prompts" />}
         {info && <Figure name="Diagnostics" value={info.diagnostics} testId="diagnostics" />}
       </dl>
       {status && status.state !== 'disabled' && <ProviderStatusView name={name} status={status} />}
       {server?.transport === 'http' && enabled && <OAuthStatus name={name} />}
-      {!enabled && tools + (info?.skills ?? 0) > 0 && <p className="muted">Its capabilities are out of the catalog while it is disabled.</p>}
+      {!enabled && tools + (info?.skills ?? 0) + (info?.resources ?? 0) + (info?.prompts ?? 0) > 0 && <p className="muted">Its capabilities are out of the catalog while it is disabled.</p>}
       {server && (
         <div className="provider__actions" role="group" aria-label={`${name} actions`}>
           <button type="button" className="button button--small" onClick={onEdit}>
