@@ -6,9 +6,8 @@
  * the run a span of the caller's trace.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Telemetry } from '../telemetry/telemetry';
-import { contextFromCaller, SPAN_ATTRIBUTES as A, type IncomingTrace } from '../telemetry/trace';
+import { contextFromCaller, traceOf, SPAN_ATTRIBUTES as A, type IncomingTrace } from '../telemetry/trace';
 
 export interface RunTrace {
   /** The run span's context for its children, when there is a trace to continue. */
@@ -19,7 +18,6 @@ export interface RunTrace {
 }
 
 const NO_TRACE: RunTrace = { context: undefined, environment: {}, end: () => undefined };
-const propagator = new W3CTraceContextPropagator();
 
 export function startRunTrace(telemetry: Telemetry, run: { script: string; taskId: string; sessionId: string; principal: string }, incoming: IncomingTrace | undefined): RunTrace {
   if (!telemetry.enabled && !incoming) return NO_TRACE;
@@ -28,9 +26,7 @@ export function startRunTrace(telemetry: Telemetry, run: { script: string; taskI
     { kind: SpanKind.INTERNAL, attributes: { 'capstan.harn.script': run.script, [A.taskId]: run.taskId, [A.sessionId]: run.sessionId, [A.principal]: run.principal } },
     contextFromCaller(incoming),
   );
-  const carrier: Record<string, string> = {};
-  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, { set: (target, key, value) => (target[key] = value) });
-  const context = carrier.traceparent ? { traceparent: carrier.traceparent, ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}) } : undefined;
+  const context = traceOf(trace.setSpan(ROOT_CONTEXT, span));
   let ended = false;
   return {
     context,

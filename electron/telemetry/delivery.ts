@@ -8,9 +8,9 @@
 import type { Context } from '@opentelemetry/api';
 import { TraceFlags } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import type { LogRecordExporter, LogRecordProcessor, ReadableLogRecord, ReadWriteLogRecord } from '@opentelemetry/sdk-logs';
+import type { LogRecordProcessor, ReadWriteLogRecord } from '@opentelemetry/sdk-logs';
 import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 
 export interface DeliveryCounts {
   sent: number;
@@ -51,12 +51,20 @@ export class Delivery {
   }
 }
 
-export function countingSpanExporter(inner: SpanExporter, delivery: Delivery): SpanExporter {
+/** What the span and log exporters have in common: batches of items, answered by a callback. */
+interface BatchExporter<T> {
+  export(items: T[], done: (result: ExportResult) => void): void;
+  shutdown(): Promise<void>;
+  forceFlush?(): Promise<void>;
+}
+
+/** An exporter that counts each batch it is handed and how its export ended. */
+export function countingExporter<T>(inner: BatchExporter<T>, delivery: Delivery): BatchExporter<T> & { forceFlush(): Promise<void> } {
   return {
-    export(spans: ReadableSpan[], done: (result: ExportResult) => void) {
-      delivery.handed(spans.length);
-      inner.export(spans, (result) => {
-        delivery.settled(spans.length, result);
+    export(items, done) {
+      delivery.handed(items.length);
+      inner.export(items, (result) => {
+        delivery.settled(items.length, result);
         done(result);
       });
     },
@@ -75,20 +83,6 @@ export function boundedSpanProcessor(inner: SpanProcessor, delivery: Delivery): 
     },
     forceFlush: () => inner.forceFlush(),
     shutdown: () => inner.shutdown(),
-  };
-}
-
-export function countingLogExporter(inner: LogRecordExporter, delivery: Delivery): LogRecordExporter {
-  return {
-    export(records: ReadableLogRecord[], done: (result: ExportResult) => void) {
-      delivery.handed(records.length);
-      inner.export(records, (result) => {
-        delivery.settled(records.length, result);
-        done(result);
-      });
-    },
-    shutdown: () => inner.shutdown(),
-    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
   };
 }
 

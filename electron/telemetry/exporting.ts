@@ -18,7 +18,7 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { LedgerEntry } from '../../shared/ledger';
-import { boundedLogProcessor, boundedSpanProcessor, countingLogExporter, countingMetricExporter, countingSpanExporter, Delivery } from './delivery';
+import { boundedLogProcessor, boundedSpanProcessor, countingExporter, countingMetricExporter, Delivery } from './delivery';
 import { ledgerLogAttributes } from './ledgerStream';
 import { createCapstanMetrics, type CapstanMetrics, type Observed } from './metrics';
 import { SIGNALS, type Signal, type TelemetrySettings } from './settings';
@@ -49,14 +49,14 @@ export class ExportingTelemetry implements Telemetry {
     this.#tracerProvider = new TracerProvider({
       resource,
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampling) }),
-      spanProcessors: [boundedSpanProcessor(new BatchSpanProcessor({ exporter: countingSpanExporter(spanExporter, delivery.traces), maxQueueSize: settings.maxQueueSize }), delivery.traces)],
+      spanProcessors: [boundedSpanProcessor(new BatchSpanProcessor({ exporter: countingExporter(spanExporter, delivery.traces), maxQueueSize: settings.maxQueueSize }), delivery.traces)],
     });
     this.tracer = this.#tracerProvider.getTracer(INSTRUMENTATION.name, INSTRUMENTATION.version);
 
     const logExporter = json('logs') ? new JsonLogExporter(options('logs')) : new ProtoLogExporter(options('logs'));
     this.#loggerProvider = new LoggerProvider({
       resource,
-      processors: [boundedLogProcessor(new BatchLogRecordProcessor({ exporter: countingLogExporter(logExporter, delivery.logs), maxQueueSize: settings.maxQueueSize }), delivery.logs)],
+      processors: [boundedLogProcessor(new BatchLogRecordProcessor({ exporter: countingExporter(logExporter, delivery.logs), maxQueueSize: settings.maxQueueSize }), delivery.logs)],
     });
     this.#ledgerLogger = this.#loggerProvider.getLogger(`${INSTRUMENTATION.name}.ledger`, INSTRUMENTATION.version);
 

@@ -40,14 +40,19 @@ export function incomingTraceOf(carrier: Record<string, unknown> | undefined): I
  * else one whose trace id is derived from the requestId.
  */
 export function outgoingTraceparent(requestId: string): string {
-  const active = trace.getSpanContext(context.active());
-  if (active && trace.isSpanContextValid(active)) {
-    const carrier: Record<string, string> = {};
-    propagator.inject(context.active(), carrier, setter);
-    if (carrier.traceparent) return carrier.traceparent;
-  }
+  const carried = traceOf(context.active());
+  if (carried) return carried.traceparent;
   // randomUUID draws from a cached pool: cheaper per call than randomBytes(8).
   return `00-${derivedTraceId(requestId)}-${randomUUID().replaceAll('-', '').slice(0, 16)}-01`;
+}
+
+/** A context's span as W3C trace context, to hand on; undefined when it has no valid span. */
+export function traceOf(carrying: Context): IncomingTrace | undefined {
+  const span = trace.getSpanContext(carrying);
+  if (!span || !trace.isSpanContextValid(span)) return undefined;
+  const carrier: Record<string, string> = {};
+  propagator.inject(carrying, carrier, setter);
+  return carrier.traceparent ? { traceparent: carrier.traceparent, ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}) } : undefined;
 }
 
 /** The trace a call belongs to, shown beside its requestId: the active span's, else the one derived from the requestId. */

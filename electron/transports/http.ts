@@ -101,9 +101,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     // A URL that does not decode, or a path parameter over maxParamLength (100): errors Fastify
     // raises before routing, so before any hook has named the request.
     frameworkErrors: (error, request, reply) => {
-      const asked = request.headers['x-request-id'];
-      const requestId = resolveRequestId(asked);
-      setRequestId(app, request, requestId, requestId !== asked);
+      nameRequest(app, request, request.headers['x-request-id']);
       return sendError(request, reply.header('x-request-id', request.requestId).header('x-content-type-options', 'nosniff'), toCapstanError(error));
     },
     // What Node's HTTP parser refuses (headers over 16 KiB, bytes that are not HTTP, a request
@@ -120,9 +118,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   app.decorateRequest('requestId', '');
   app.decorateRequest('requestIdIssued', false);
   app.addHook('onRequest', async (request) => {
-    const asked = request.headers['x-request-id'];
-    const requestId = resolveRequestId(asked);
-    setRequestId(app, request, requestId, requestId !== asked);
+    nameRequest(app, request, request.headers['x-request-id']);
     const origin = request.headers.origin;
     if (!allowedHost(request.headers.host) || (origin !== undefined && !allowedOrigin(origin, allowedHost))) {
       throw new CapstanError('FORBIDDEN_ORIGIN', 'this gateway only answers its own loopback address');
@@ -261,6 +257,12 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new CapstanError('UNAUTHORIZED', 'send Authorization: Bearer <token>');
   return request.principal;
+}
+
+/** Names the request by the requestId it asked for, when well formed, else by one the gateway makes (and says so). */
+function nameRequest(app: FastifyInstance, request: FastifyRequest, asked: unknown): void {
+  const requestId = resolveRequestId(asked);
+  setRequestId(app, request, requestId, requestId !== asked);
 }
 
 function setRequestId(app: FastifyInstance, request: FastifyRequest, requestId: string, issued: boolean): void {

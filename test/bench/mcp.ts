@@ -10,6 +10,7 @@
  * servers itself, and `POST /tools/call` with echo under autocannon, load generator in its own process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -101,8 +102,7 @@ const CLIENTS = 8;
 
 /** An OTLP/HTTP endpoint that accepts everything and decodes nothing: what telemetry costs Capstan, not a receiver. */
 async function otlpSink(): Promise<{ url: string; close(): Promise<void> }> {
-  const { createServer } = await import('node:http');
-  const server = createServer((request, response) => {
+  const server = createHttpServer((request, response) => {
     request.resume();
     request.once('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
   });

@@ -24,7 +24,8 @@ export function AgentCallsView() {
   const [agent, setAgent] = useState(EVERY_AGENT);
   const calls = agentCallsOf(held);
   const agents = useMemo(() => agentNames(calls), [calls]);
-  const shown = useMemo(() => (agent === EVERY_AGENT ? calls : calls.filter((call) => call.principal === agent)).slice(0, MAX_ROWS), [calls, agent]);
+  const matching = useMemo(() => (agent === EVERY_AGENT ? calls : calls.filter((call) => call.principal === agent)), [calls, agent]);
+  const shown = matching.slice(0, MAX_ROWS);
   const running = calls.filter((call) => call.state !== 'finished').length;
 
   return (
@@ -44,7 +45,7 @@ export function AgentCallsView() {
         <p className="muted" role="status">
           {calls.length.toLocaleString()} agent {calls.length === 1 ? 'call' : 'calls'} in the ledger entries held here
           {running > 0 ? `, ${running} not finished` : ''}; arguments and results as the ledger keeps them, as digests.
-          {shown.length < (agent === EVERY_AGENT ? calls.length : calls.filter((call) => call.principal === agent).length) && ` The newest ${MAX_ROWS} are shown.`}
+          {shown.length < matching.length && ` The newest ${MAX_ROWS} are shown.`}
         </p>
       </div>
       {shown.length === 0 ? (
