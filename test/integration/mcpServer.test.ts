@@ -164,4 +164,26 @@ describe('the gateway in front of /mcp', () => {
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
   });
+
+  it('answers as the Streamable HTTP transport does: 406 without SSE in Accept, 202 for notifications alone, a batch in one JSON array', async () => {
+    const agent = { authorization: `Bearer ${agentToken}` };
+    const jsonOnly = await post({ ...agent, accept: 'application/json' });
+    expect(jsonOnly.status).toBe(406);
+    expect(await jsonOnly.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('text/event-stream') } });
+    const session = (await post(agent)).headers.get('mcp-session-id')!;
+    const later = { ...agent, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    const notified = await post(later, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+    const batch = await post(later, [
+      { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'b', method: 'ping' },
+    ]);
+    expect(batch.headers.get('content-type')).toMatch(/^application\/json/);
+    const answers = (await batch.json()) as { id: string; result: Record<string, unknown> }[];
+    expect(answers.map((answer) => answer.id)).toEqual(['a', 'b']);
+    expect(answers[0]!.result.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'capability_call' })]));
+    const unsupported = await post({ ...later, 'mcp-protocol-version': '1999-01-01' }, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    expect(unsupported.status).toBe(400);
+  });
 });

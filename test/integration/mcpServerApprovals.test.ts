@@ -108,3 +108,59 @@ describe('an agent’s MCP call that needs confirmation', () => {
     expect(target.hits).toEqual([]);
   });
 });
+
+describe('how a 2025-era call’s answer travels', () => {
+  const post = (body: unknown, session?: string) =>
+    fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${agentToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+  it('is one JSON body when ready at once; a call waiting for approval is an SSE stream opened by its priming event, then its answer', async () => {
+    const initialized = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    expect(initialized.headers.get('content-type')).toMatch(/^application\/json/);
+    const session = initialized.headers.get('mcp-session-id')!;
+    expect(((await initialized.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
+
+    const found = await post(call(2, 'capabilities_search', { query: 'http_check' }), session);
+    expect(found.headers.get('content-type')).toMatch(/^application\/json/);
+    const reference = ((await found.json()) as { result: { structuredContent: { items: { reference: { id: string } }[] } } }).result.structuredContent.items.find(
+      (item) => item.reference.id === 'builtin:http_check',
+    )!.reference;
+    // Loading a tool changes this client's tools/list: the notification goes first, so the answer streams.
+    const loaded = await post(call(3, 'tools_load', { reference }), session);
+    expect(loaded.headers.get('content-type')).toBe('text/event-stream');
+    const streamed = (await loaded.text()).split('\n\n').filter(Boolean);
+    expect(streamed[0]).toMatch(/^id: \S+\nretry: 1000\ndata: $/);
+    expect(streamed.slice(1).map((event) => (JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { method?: string; id?: number }).method ?? 'answer')).toEqual([
+      'notifications/tools/list_changed',
+      'answer',
+    ]);
+
+    // No progress token: nothing is sent before the answer, so the stream opens on its own.
+    const started = Date.now();
+    const waiting = await post(call(4, 'capability_call', { reference, arguments: { url: `${target.url}/streamed`, method: 'GET' } }), session);
+    expect(waiting.headers.get('content-type')).toBe('text/event-stream');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const reader = waiting.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toMatch(/^id: \S+\nretry: 1000\ndata: \n\n$/);
+
+    const pending = await pendingApproval();
+    expect((await decide(pending.id, { decision: 'approve', argumentsDigest: pending.argumentsDigest })).status).toBe(200);
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const events = rest.split('\n\n').filter((event) => event.startsWith('event: message'));
+    expect(events).toHaveLength(1);
+    const answer = JSON.parse(events[0]!.slice(events[0]!.indexOf('data: ') + 6)) as { id: number; result: { structuredContent: unknown } };
+    expect(answer).toMatchObject({ id: 4, result: { structuredContent: { ok: true, requestId: pending.requestId, result: { reachable: true } } } });
+  });
+});

@@ -1,8 +1,9 @@
 /**
- * `/mcp` on the gateway: MCP's Streamable HTTP, served by the SDK's `createMcpHandler`, stateless
- * (a fresh server per request), for both the 2025 revisions and 2026-07-28. The gateway's hooks
- * have run before this: Host and Origin checked, the bearer token turned into a principal. Fastify
- * sends the SDK's web `Response` itself, so the gateway's response hooks apply here too.
+ * `/mcp` on the gateway: MCP's Streamable HTTP, stateless (a fresh server per request), for both
+ * the 2025 revisions and 2026-07-28. A 2025-era POST is served by legacyExchange.ts, straight to
+ * the Node response; everything else by the SDK's `createMcpHandler`, whose web `Response` Fastify
+ * sends. The gateway's hooks have run before this (Host and Origin checked, the bearer token
+ * turned into a principal), and its response hooks apply to both.
  *
  * Sessions: the SDK's server keeps none, yet each client gets a Capstan session of its own (its
  * tasks, grants, context budget and loaded tools). A 2025-era client is handed an
@@ -16,11 +17,12 @@
  *
  * Streams: every SSE answer to a client of 2025-11-25 or later opens with a priming event (an id,
  * empty data) and a `retry:` field (SEP-1699), so a client knows the stream is live and how
- * soon to come back. Capstan keeps no stream to resume: a `GET` (with or without Last-Event-ID)
+ * soon to come back. A 2025-era answer is SSE only when something goes before it or it is slow
+ * (legacyExchange.ts); otherwise it is one JSON body. Capstan keeps no stream to resume: a `GET` (with or without Last-Event-ID)
  * is 405, and `Allow` says what `/mcp` does take.
  */
 import { randomUUID } from 'node:crypto';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import { SYSTEM, type Principal } from '../../../shared/principal';
@@ -29,6 +31,7 @@ import { dispatch, errorEnvelope, type ApiHandlers } from '../../services/api';
 import type { EventBus } from '../../services/events';
 import { sessionFor } from '../../services/principal';
 import { assertWithinQuota, type AgentQuotas } from '../../services/quotas';
+import { serveLegacyPost } from './legacyExchange';
 import { LoadedTools } from './loadedTools';
 import { createCapstanServer, type McpCaller } from './server';
 import { McpSessions, type McpSession, type SessionEnd } from './sessions';
@@ -94,12 +97,14 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         const { requestId: cancelled, reason } = (body.params ?? {}) as { requestId?: unknown; reason?: unknown };
         sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${reason.slice(0, 200)}` : 'cancelled by the client');
       }
-      // A client that goes away before its answer stops the exchange and cancels what it runs.
+      // A client that goes away before its answer stops the exchange and cancels what it runs;
+      // its request stays cancellable until the answer has gone out.
       const gone = new AbortController();
+      const tracked = isRequest(body) ? sessions.track(session, principal, body.id) : undefined;
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) gone.abort('the client went away before its answer');
+        tracked?.done();
       });
-      const tracked = isRequest(body) ? sessions.track(session, principal, body.id) : undefined;
       const caller: McpCaller = {
         principal,
         sessionId: sessionFor(principal, session ? `mcp-${session.id}` : 'mcp'),
@@ -109,15 +114,15 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         log: request.log,
         signal: tracked ? AbortSignal.any([gone.signal, tracked.signal]) : gone.signal,
       };
-      try {
-        const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
-          parsedBody: body,
-          authInfo: { token: '', clientId: principal, scopes: [], extra: { caller } },
-        });
-        return await reply.send(withStreamHeaders(response, protocolOf(request)));
-      } finally {
-        tracked?.done();
+      const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
+      if (request.method === 'POST' && classifyInboundRequest({ httpMethod: 'POST', body, ...standardHeaders(request) }).kind === 'legacy') {
+        return serveLegacyPost(request, reply, { server: () => createCapstanServer('legacy', caller, parts), authInfo, retryMs: SSE_RETRY_MS });
       }
+      const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
+        parsedBody: body,
+        authInfo,
+      });
+      return reply.send(withStreamHeaders(response, protocolOf(request)));
     },
     close: async () => {
       sessions.close();
@@ -168,6 +173,16 @@ function protocolOf(request: FastifyRequest): string | undefined {
   if (typeof header === 'string') return header;
   const asked = isRequest(request.body, 'initialize') ? (request.body.params as { protocolVersion?: unknown } | undefined)?.protocolVersion : undefined;
   return typeof asked === 'string' ? asked : undefined;
+}
+
+/** The SEP-2243 headers the SDK classifies a request's revision by, as it reads them. */
+function standardHeaders(request: FastifyRequest): { protocolVersionHeader?: string; mcpMethodHeader?: string; mcpNameHeader?: string } {
+  const one = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const [protocolVersionHeader, mcpMethodHeader, mcpNameHeader] = [one('mcp-protocol-version'), one('mcp-method'), one('mcp-name')];
+  return { ...(protocolVersionHeader !== undefined && { protocolVersionHeader }), ...(mcpMethodHeader !== undefined && { mcpMethodHeader }), ...(mcpNameHeader !== undefined && { mcpNameHeader }) };
 }
 
 function forwarded(request: FastifyRequest): Headers {

@@ -1,0 +1,190 @@
+/**
+ * One 2025-era `POST /mcp`, served as the SDK's stateless legacy serving serves it (a fresh server
+ * per request over a Streamable HTTP transport, with its checks and its errors) but written
+ * straight to the Node response, through Fastify so the gateway's response hooks still apply.
+ *
+ * The answer is one JSON body when it is ready first, as the Streamable HTTP transport lets a
+ * server answer a client that accepts both. It becomes an SSE stream, opened by its priming event
+ * (SEP-1699) for clients that read one, only when the server sends something before it (progress,
+ * `notifications/tools/list_changed`) or when it is not ready within `STREAM_AFTER_MS`, so a call
+ * waiting for approval shows its client a live stream, kept alive by comments.
+ *
+ * Why not the SDK's own fallback: per call it built a web Request, a ReadableStream and its SSE
+ * framing, re-read through a monitoring stream and Fastify's web-stream sender, and every answer
+ * was an SSE stream the client parsed again. That was 40% of the gateway's CPU for an agent's
+ * call over `/mcp` (`npm run bench mcp`, docs/benchmarks.md).
+ */
+import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import {
+  isInitializeRequest,
+  isJsonContentType,
+  parseJSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type AuthInfo,
+  type JSONRPCMessage,
+  type Server,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** How long an answer may take before its client is shown a live stream instead. */
+export const STREAM_AFTER_MS = 1000;
+/** How often a comment keeps an open stream from looking dead to proxies and clients. */
+const KEEP_ALIVE_MS = 15_000;
+/** As the SDK's transport: a batch of more messages is refused. */
+const MAX_BATCH_SIZE = 100;
+/** The first revision whose clients read an SSE event with empty data (a priming event). */
+const PRIMING_SINCE = '2025-11-25';
+
+export interface LegacyExchangeOptions {
+  /** A fresh server for this request, as the SDK's handler factory makes one. */
+  server: () => Server;
+  authInfo: AuthInfo;
+  /** How soon a client whose stream broke should come back (the priming event's `retry:`). */
+  retryMs: number;
+}
+
+type Id = string | number;
+type Response = JSONRPCMessage & { id: Id };
+
+/** Serves the request; resolves once the reply is sent, or its stream has started. */
+export async function serveLegacyPost(request: FastifyRequest, reply: FastifyReply, options: LegacyExchangeOptions): Promise<FastifyReply> {
+  const accept = request.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return refuse(reply, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+  }
+  if (!isJsonContentType(request.headers['content-type'] ?? null)) return refuse(reply, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+  const raw = request.body;
+  if (Array.isArray(raw) && raw.length > MAX_BATCH_SIZE) return refuse(reply, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  let messages: JSONRPCMessage[];
+  try {
+    messages = (Array.isArray(raw) ? raw : [raw]).map((message) => parseJSONRPCMessage(message));
+  } catch {
+    return refuse(reply, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+  }
+  const initialize = messages.find((message) => isInitializeRequest(message));
+  if (initialize && messages.length > 1) return refuse(reply, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+  const header = request.headers['mcp-protocol-version'];
+  const version = typeof header === 'string' ? header : undefined;
+  if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return refuse(reply, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  }
+  // Notifications and responses alone: a stateless server has nothing to answer and no state
+  // they could change (a cancellation is the gateway's own, http.ts), so none is made for them.
+  const requests = messages.filter(isRequest);
+  if (requests.length === 0) return reply.code(202).send();
+
+  const protocolVersion = initialize ? (initialize.params as { protocolVersion?: string }).protocolVersion : version;
+  const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
+  const server = options.server();
+  await server.connect(exchange);
+  // Ends the exchange's server with the exchange, whichever way it ends.
+  reply.raw.once('close', () => void server.close().catch(() => undefined));
+  for (const message of messages) exchange.onmessage?.(message, { authInfo: options.authInfo });
+  return exchange.sent;
+}
+
+function refuse(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply.code(status).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: Id; method: string } => 'method' in message && 'id' in message;
+const isResponse = (message: JSONRPCMessage): message is Response => !('method' in message) && 'id' in message;
+
+/**
+ * The SDK `Transport` of one exchange: what the server sends for the request's ids goes into the
+ * one HTTP response, as JSON or as SSE (see the top of this file).
+ */
+class LegacyExchange implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  /** Resolves with the reply once it is sent (JSON) or its stream is open (SSE). */
+  readonly sent: Promise<FastifyReply>;
+  readonly #answers = new Map<string, Response | undefined>();
+  readonly #ids: Id[];
+  #stream: PassThrough | undefined;
+  #finished = false;
+  /** A JSON answer went to Fastify (which may still be running its hooks: `reply.sent` is not yet true). */
+  #replied = false;
+  #streamTimer: NodeJS.Timeout;
+  #keepAlive: NodeJS.Timeout | undefined;
+  #resolveSent!: (reply: FastifyReply) => void;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    requests: readonly { id: Id }[],
+    private readonly options: { batch: boolean; priming: boolean; retryMs: number },
+  ) {
+    this.#ids = requests.map((request) => request.id);
+    for (const id of this.#ids) this.#answers.set(keyOf(id), undefined);
+    this.sent = new Promise((resolve) => (this.#resolveSent = resolve));
+    this.#streamTimer = setTimeout(() => this.#openStream(), STREAM_AFTER_MS);
+    reply.raw.once('close', () => void this.close());
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#finished) return;
+    const key = isResponse(message) ? keyOf(message.id) : options?.relatedRequestId !== undefined ? keyOf(options.relatedRequestId) : undefined;
+    // A stateless exchange has no standalone stream: what belongs to no request of it goes nowhere.
+    if (key === undefined || !this.#answers.has(key)) return;
+    if (isResponse(message)) {
+      this.#answers.set(key, message);
+      if (this.#stream) this.#event(message);
+      if ([...this.#answers.values()].every((answer) => answer !== undefined)) this.#finish();
+      return;
+    }
+    this.#openStream();
+    this.#event(message);
+  }
+
+  /** Ends the exchange: its stream ends; a request never answered (the gateway closing) gets an error. */
+  async close(): Promise<void> {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#stop();
+    if (this.#stream) this.#stream.end();
+    else if (!this.#replied && !this.reply.raw.destroyed) refuse(this.reply, 503, -32000, 'The exchange closed before its answer');
+    this.#resolveSent(this.reply);
+    this.onclose?.();
+  }
+
+  #finish(): void {
+    if (!this.#stream) {
+      const answers = this.#ids.map((id) => this.#answers.get(keyOf(id))!);
+      this.#replied = true;
+      this.reply.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
+    }
+    void this.close();
+  }
+
+  #openStream(): void {
+    if (this.#stream || this.#finished) return;
+    clearTimeout(this.#streamTimer);
+    this.#stream = new PassThrough();
+    if (this.options.priming) this.#stream.write(`id: ${randomUUID()}\nretry: ${this.options.retryMs}\ndata: \n\n`);
+    this.#keepAlive = setInterval(() => this.#stream?.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    this.#keepAlive.unref();
+    this.reply
+      .code(200)
+      .headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' })
+      .send(this.#stream);
+    this.#resolveSent(this.reply);
+  }
+
+  #event(message: JSONRPCMessage): void {
+    this.#stream!.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  #stop(): void {
+    clearTimeout(this.#streamTimer);
+    clearInterval(this.#keepAlive);
+  }
+}
+
+/** A JSON-RPC id as a map key: `1` and `"1"` are different ids. */
+const keyOf = (id: unknown): string => JSON.stringify(id);
