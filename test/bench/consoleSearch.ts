@@ -11,7 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from '@playwright/test';
+import { chromium, type Page } from '@playwright/test';
+import { CATALOG_SEARCH_PAGE } from '../../shared/discovery';
 import { syntheticCatalog, syntheticQueries } from './syntheticCatalog';
 
 const SKILLS = 10_000;
@@ -70,6 +71,57 @@ const ARM_MEASUREMENT = `(expected) => {
     observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-results-for'] });
   });
 }`;
+
+/** Types each query in the page's search box, timing its last keystroke to the list painted (ARM_MEASUREMENT). */
+async function timeKeystrokes(page: Page, queries: readonly string[]) {
+  const search = page.locator('input[type="search"]');
+  const settled = (query: string) => page.locator(`[data-results-for="${query.trim().replace(/"/g, '\\"')}"]`).waitFor({ state: 'attached' });
+  const samples: number[] = [];
+  const answerBytes: number[] = [];
+  /** From the search request sent to its answer read: the gateway's part of a keystroke, and the wire's. */
+  const answerMs: number[] = [];
+  for (const [index, query] of queries.entries()) {
+    // Type all but the last character, let the list settle, then time the last keystroke.
+    await search.fill(query.slice(0, -1));
+    await settled(query.slice(0, -1));
+    await page.evaluate(`(${ARM_MEASUREMENT})(${JSON.stringify(query.trim())})`);
+    const answered = page.waitForEvent('requestfinished', { predicate: (request) => new URL(request.url()).searchParams.get('query') === query.trim(), timeout: 5_000 });
+    await search.press(query.at(-1)!);
+    const ms = await page.evaluate<number>('window.__capstanKeystroke');
+    const request = await answered.catch(() => undefined);
+    if (index >= WARM_UP) {
+      samples.push(ms);
+      if (request) {
+        answerBytes.push((await request.sizes()).responseBodySize);
+        answerMs.push(request.timing().responseEnd);
+      }
+    }
+  }
+  for (const list of [samples, answerBytes, answerMs]) list.sort((a, b) => a - b);
+  return { samples, answerBytes, answerMs };
+}
+
+/**
+ * The baseline: the least a page can do for the same keystroke. A bare search box whose input
+ * event fetches the same first page from the same gateway, as the console asks for it, and
+ * writes its first 14 hits (the rows the console keeps in the DOM) as plain divs; no framework,
+ * no validation, no styles. Served on the gateway's origin by the bench itself.
+ */
+const BASELINE_PAGE = `<!doctype html><meta charset="utf-8"><title>baseline</title>
+<input type="search" aria-label="Search"><div id="list" data-results-for=""></div>
+<script>
+const token = decodeURIComponent(location.hash.replace(/^#token=/, ''));
+const input = document.querySelector('input'), list = document.getElementById('list');
+let asked = 0;
+input.addEventListener('input', async () => {
+  const query = input.value.trim(), mine = ++asked;
+  const response = await fetch('/catalog/search?query=' + encodeURIComponent(query) + '&offset=0&limit=${CATALOG_SEARCH_PAGE}', { headers: { authorization: 'Bearer ' + token } });
+  const answer = await response.json();
+  if (mine !== asked) return;
+  list.replaceChildren(...answer.hits.slice(0, 14).map((hit) => { const row = document.createElement('div'); row.textContent = hit.id; return row; }));
+  list.dataset.resultsFor = query;
+});
+</script>`;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -130,25 +182,38 @@ export async function benchConsoleSearch(cli: string) {
       );
     });
 
-    const queries = syntheticQueries(QUERIES + WARM_UP, 11);
-    const samples: number[] = [];
-    const answerBytes: number[] = [];
-    for (const [index, query] of queries.entries()) {
-      // Type all but the last character, let the list settle, then time the last keystroke.
-      await search.fill(query.slice(0, -1));
-      await settled(query.slice(0, -1));
-      await page.evaluate(`(${ARM_MEASUREMENT})(${JSON.stringify(query.trim())})`);
-      const answered = page.waitForEvent('requestfinished', { predicate: (request) => new URL(request.url()).searchParams.get('query') === query.trim(), timeout: 5_000 });
-      await search.press(query.at(-1)!);
-      const ms = await page.evaluate<number>('window.__capstanKeystroke');
-      const request = await answered.catch(() => undefined);
-      if (index >= WARM_UP) {
-        samples.push(ms);
-        if (request) answerBytes.push((await request.sizes()).responseBodySize);
-      }
+    // CAPSTAN_BENCH_PAGE_PROFILE=<file>: the page's CPU profile over the timed keystrokes, for DevTools or `node --cpu-prof` tooling.
+    const profileTo = process.env.CAPSTAN_BENCH_PAGE_PROFILE;
+    // CAPSTAN_BENCH_PAGE_TRACE=<file>: a Chromium trace of the same keystrokes (DevTools' Performance panel loads it).
+    const traceTo = process.env.CAPSTAN_BENCH_PAGE_TRACE;
+    if (traceTo) await browser.startTracing(page, { path: traceTo, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+    const profiler = profileTo ? await page.context().newCDPSession(page) : undefined;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.start');
     }
-    samples.sort((a, b) => a - b);
-    answerBytes.sort((a, b) => a - b);
+    // Where the page's time goes over the run: Chromium's own counters, read before and after.
+    const metrics = await page.context().newCDPSession(page);
+    await metrics.send('Performance.enable');
+    const counters = async () => Object.fromEntries((await metrics.send('Performance.getMetrics')).metrics.map((metric) => [metric.name, metric.value]));
+    const before = await counters();
+    const queries = syntheticQueries(QUERIES + WARM_UP, 11);
+    const { samples, answerBytes, answerMs } = await timeKeystrokes(page, queries);
+    if (profiler) await writeFile(profileTo!, JSON.stringify((await profiler.send('Profiler.stop')).profile));
+    if (traceTo) await browser.stopTracing();
+    const after = await counters();
+    const keystrokes = 2 * queries.length; // a fill and a keystroke per query
+    const perKeystroke = (name: string) => ((after[name]! - before[name]!) * 1000) / keystrokes;
+    const pageWork = { scriptMs: perKeystroke('ScriptDuration'), layoutMs: perKeystroke('LayoutDuration'), styleMs: perKeystroke('RecalcStyleDuration'), taskMs: perKeystroke('TaskDuration') };
+
+    // The baseline, on the same gateway and queries, in a page of its own.
+    const { origin, hash } = new URL(serve.consoleUrl);
+    const bare = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // Why a route: the baseline page must share the gateway's origin (its token, no CORS), and the gateway serves no such page.
+    await bare.route(`${origin}/bench-baseline`, (route) => route.fulfill({ contentType: 'text/html', body: BASELINE_PAGE }));
+    await bare.goto(`${origin}/bench-baseline${hash}`);
+    const baseline = await timeKeystrokes(bare, queries);
+    await bare.close();
 
     const rowsInDom = await page.locator('.tool-list__row').count();
     const tools = Number(await page.locator('[data-count="total"]').textContent());
@@ -159,7 +224,6 @@ export async function benchConsoleSearch(cli: string) {
     // One catalog change with the page open: another client revokes one capability.
     await search.fill('');
     await settled('');
-    const { origin } = new URL(serve.consoleUrl);
     const token = decodeURIComponent(new URL(serve.consoleUrl).hash.replace(/^#token=/, ''));
     const stream = watchCatalogEvents(origin, token);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -185,10 +249,12 @@ export async function benchConsoleSearch(cli: string) {
       p50Ms: percentile(samples, 50),
       p95Ms: percentile(samples, 95),
       maxMs: samples.at(-1)!,
+      baseline: { p50Ms: percentile(baseline.samples, 50), p95Ms: percentile(baseline.samples, 95), maxMs: baseline.samples.at(-1)!, answerP50Ms: percentile(baseline.answerMs, 50) },
       firstListMs,
       heapMB: heap.usedSize / 2 ** 20,
       rowsInDom,
-      searchAnswer: { p50Bytes: percentile(answerBytes, 50), maxBytes: answerBytes.at(-1) ?? 0 },
+      pageWork,
+      searchAnswer: { p50Bytes: percentile(answerBytes, 50), maxBytes: answerBytes.at(-1) ?? 0, p50Ms: percentile(answerMs, 50), p95Ms: percentile(answerMs, 95) },
       catalogChange: {
         shownMs: changeShownMs,
         eventBytes: stream.sizes.reduce((a, b) => a + b, 0),
