@@ -88,14 +88,16 @@ export async function readConfined(realFolder: string, path: string, maxBytes: n
     const opened = await handle.stat({ bigint: true });
     if (!opened.isFile() || opened.ino !== found.ino || opened.dev !== found.dev) throw new RefusedFile('changed while it was being read');
     if (opened.size > BigInt(maxBytes)) throw new RefusedFile(tooLarge(opened.size, maxBytes));
-    // One byte more than its size, to notice a file that grew after the check.
+    // One byte more than its size, to notice a file that grew after the check. A regular file's
+    // read comes back short only at its end, so one read is all a file that did not change needs.
     const buffer = Buffer.alloc(Number(opened.size) + 1);
     let filled = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
+      const wanted = buffer.length - filled;
+      const { bytesRead } = await handle.read(buffer, filled, wanted, filled);
       filled += bytesRead;
       if (filled === buffer.length) throw new RefusedFile('changed while it was being read');
+      if (bytesRead < wanted) break;
     }
     return { bytes: buffer.subarray(0, filled), real, stats: opened };
   } finally {

@@ -10,6 +10,7 @@ import { Composer, isMap, isScalar, LineCounter, Parser, YAMLParseError, type CS
 import { z } from 'zod';
 import { CAPABILITY_NAME_PATTERN } from '../../../shared/capability';
 import type { SkillBody, SkillSource } from '../../catalog/provider';
+import { readPlainManifest as readPlain } from './plainManifest';
 
 export const SKILL_FILE = 'SKILL.md';
 
@@ -139,6 +140,54 @@ function composeDocument(tokens: readonly CST.Token[], length: number): Document
   return document!; // compose(…, forceDoc) always yields one
 }
 
+/**
+ * The manifest as YAML, within limits: its fields and where each key is, or why it cannot be
+ * read (with the file's line where there is one).
+ */
+function readYamlManifest(text: string): ReadManifest | { reason: string; line: number | null } {
+  const lineCounter = new LineCounter();
+  // Frontmatter starts on line 2 of the file, after the opening fence.
+  const lineAt = (offset: number | undefined) => (offset === undefined ? null : lineCounter.linePos(offset).line + 1);
+  let document: Document.Parsed;
+  let raw: Record<string, unknown>;
+  try {
+    const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
+    const beyond = beyondBounds(tokens);
+    if (beyond) return { reason: beyond.reason, line: lineAt(beyond.offset) };
+    document = composeDocument(tokens, text.length);
+    const [yamlError] = document.errors;
+    if (yamlError) return { reason: `invalid YAML: ${yamlError.message.split('\n')[0]}`, line: lineAt(yamlError.pos[0]) };
+    raw = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
+  } catch (error) {
+    // `yaml` throws past its limits: too many aliases expanded (a billion-laughs file).
+    return { reason: `YAML beyond limits: ${(error as Error).message}`, line: 2 };
+  }
+  const fields = document.contents;
+  if (!isMap(fields)) return { reason: 'the frontmatter must be a YAML mapping of fields', line: 2 };
+  return {
+    raw,
+    keyLine: (key) => {
+      const pair = fields.items.find((item) => isScalar(item.key) && item.key.value === key);
+      return lineAt(isScalar(pair?.key) ? pair.key.range?.[0] : undefined);
+    },
+  };
+}
+
+/** The manifest's fields, and the file's line of each key. */
+interface ReadManifest {
+  raw: Record<string, unknown>;
+  keyLine(key: string): number | null;
+}
+
+/** A plain manifest (plainManifest.ts), read without YAML; undefined when it is not plain. */
+function readPlainManifest(text: string): ReadManifest | undefined {
+  const plain = readPlain(text);
+  if (!plain) return undefined;
+  const { fields, lineOf } = plain;
+  // The manifest's first line is the file's second.
+  return { raw: fields, keyLine: (key) => (lineOf.has(key) ? lineOf.get(key)! + 2 : null) };
+}
+
 /** The 1-based line of the first bytes that are not UTF-8 (lone surrogates encoded as UTF-8 included). */
 function firstBadUtf8Line(bytes: Buffer): number {
   let line = 1;
@@ -182,31 +231,10 @@ export function parseSkillFile(
     return fail(`the frontmatter is ${parts.manifest.length} bytes, more than the ${MAX_FRONTMATTER_BYTES}-byte limit for a manifest`, 2);
   }
 
-  const lineCounter = new LineCounter();
-  // Frontmatter starts on line 2 of the file, after the opening fence.
-  const lineAt = (offset: number | undefined) => (offset === undefined ? null : lineCounter.linePos(offset).line + 1);
-  let document: Document.Parsed;
-  let raw: Record<string, unknown>;
-  try {
-    const text = parts.manifest.toString('utf8');
-    const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
-    const beyond = beyondBounds(tokens);
-    if (beyond) return fail(beyond.reason, lineAt(beyond.offset));
-    document = composeDocument(tokens, text.length);
-    const [yamlError] = document.errors;
-    if (yamlError) return fail(`invalid YAML: ${yamlError.message.split('\n')[0]}`, lineAt(yamlError.pos[0]));
-    raw = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
-  } catch (error) {
-    // `yaml` throws past its limits: too many aliases expanded (a billion-laughs file).
-    return fail(`YAML beyond limits: ${(error as Error).message}`, 2);
-  }
-  const fields = document.contents;
-  if (!isMap(fields)) return fail('the frontmatter must be a YAML mapping of fields', 2);
-
-  const keyLine = (key: string) => {
-    const pair = fields.items.find((item) => isScalar(item.key) && item.key.value === key);
-    return lineAt(isScalar(pair?.key) ? pair.key.range?.[0] : undefined);
-  };
+  const manifestText = parts.manifest.toString('utf8');
+  const read = readPlainManifest(manifestText) ?? readYamlManifest(manifestText);
+  if ('reason' in read) return fail(read.reason, read.line);
+  const { raw, keyLine } = read;
   const nameGuess = [raw.name, raw.id].find((value): value is string => typeof value === 'string' && value.isWellFormed()) ?? null;
   const badField = Object.keys(raw).find((key) => !key.isWellFormed() || illFormed(raw[key]));
   if (badField !== undefined) {
