@@ -20,6 +20,7 @@ export interface PlainManifest {
 const MAX_LINES = 64;
 const KEY = /^([A-Za-z][A-Za-z0-9_-]*):(?: +(.*))?$/;
 /** Characters YAML refuses or reads specially anywhere (controls, a byte-order mark, Unicode line breaks); `\r` only ends a line. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const SPECIAL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\r(?!\n)/;
 /** Starts nothing YAML reads specially (indicators, quotes, a space), and holds no `: ` or ` #`. */
 const PLAIN = /^[^\s\-?:,[\]{}#&*!|>'"%@`](?:[^:#]|:(?=\S)|(?<=\S)#)*$/;
