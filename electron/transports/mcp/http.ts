@@ -22,7 +22,7 @@
  * is 405, and `Allow` says what `/mcp` does take.
  */
 import { randomUUID } from 'node:crypto';
-import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CapstanError } from '../../../shared/errors';
 import { SYSTEM, type Principal } from '../../../shared/principal';
@@ -115,7 +115,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         signal: tracked ? AbortSignal.any([gone.signal, tracked.signal]) : gone.signal,
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
-      if (request.method === 'POST' && classifyInboundRequest({ httpMethod: 'POST', body, ...standardHeaders(request) }).kind === 'legacy') {
+      if (request.method === 'POST' && isLegacyPost(request)) {
         return serveLegacyPost(request, reply, { server: () => createCapstanServer('legacy', caller, parts), authInfo, retryMs: SSE_RETRY_MS });
       }
       const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
@@ -175,6 +175,21 @@ function protocolOf(request: FastifyRequest): string | undefined {
   return typeof asked === 'string' ? asked : undefined;
 }
 
+/**
+ * Whether the SDK would serve this POST as 2025-era traffic. A plain request that claims no
+ * 2026 envelope in `_meta`, under no header or a 2024/2025 one, is, as `classifyInboundRequest`
+ * rules; anything else is left to that classifier, whose schema checks cost 1% of a call.
+ */
+function isLegacyPost(request: FastifyRequest): boolean {
+  const body = request.body;
+  const header = request.headers['mcp-protocol-version'];
+  if (isRequest(body) && typeof body.method === 'string' && (header === undefined || (typeof header === 'string' && /^202[45]-\d\d-\d\d$/.test(header)))) {
+    const meta = isMessage(body.params) ? body.params._meta : undefined;
+    if (!isMessage(meta) || !(PROTOCOL_VERSION_META_KEY in meta)) return true;
+  }
+  return classifyInboundRequest({ httpMethod: 'POST', body, ...standardHeaders(request) }).kind === 'legacy';
+}
+
 /** The SEP-2243 headers the SDK classifies a request's revision by, as it reads them. */
 function standardHeaders(request: FastifyRequest): { protocolVersionHeader?: string; mcpMethodHeader?: string; mcpNameHeader?: string } {
   const one = (name: string) => {
@@ -198,6 +213,7 @@ interface JsonRpcMessage {
   id?: unknown;
   method?: unknown;
   params?: unknown;
+  _meta?: unknown;
 }
 
 const isMessage = (body: unknown): body is JsonRpcMessage => typeof body === 'object' && body !== null && !Array.isArray(body);

@@ -17,7 +17,6 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import {
-  isInitializeRequest,
   isJsonContentType,
   parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -64,7 +63,8 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   } catch {
     return refuse(reply, 400, -32700, 'Parse error: Invalid JSON-RPC message');
   }
-  const initialize = messages.find((message) => isInitializeRequest(message));
+  // parseJSONRPCMessage checked the shape; the server checks initialize's params when it answers.
+  const initialize = messages.find((message): message is JSONRPCMessage & { method: 'initialize'; params?: { protocolVersion?: unknown } } => isRequest(message) && message.method === 'initialize');
   if (initialize && messages.length > 1) return refuse(reply, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
   const header = request.headers['mcp-protocol-version'];
   const version = typeof header === 'string' ? header : undefined;
@@ -76,7 +76,8 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return reply.code(202).send();
 
-  const protocolVersion = initialize ? (initialize.params as { protocolVersion?: string }).protocolVersion : version;
+  const asked = initialize?.params?.protocolVersion;
+  const protocolVersion = initialize ? (typeof asked === 'string' ? asked : undefined) : version;
   const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
   const server = options.server();
   await server.connect(exchange);
@@ -153,13 +154,21 @@ class LegacyExchange implements Transport {
     this.onclose?.();
   }
 
+  /**
+   * Every request answered: the exchange ends. The server is not told its transport closed, as
+   * nothing of it is pending; telling it would make it build a connection-closed error (with its
+   * stack) for no one, 0.5% of a call.
+   */
   #finish(): void {
-    if (!this.#stream) {
+    this.#finished = true;
+    this.#stop();
+    if (this.#stream) this.#stream.end();
+    else {
       const answers = this.#ids.map((id) => this.#answers.get(keyOf(id))!);
       this.#replied = true;
       this.reply.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
     }
-    void this.close();
+    this.#resolveSent(this.reply);
   }
 
   #openStream(): void {
