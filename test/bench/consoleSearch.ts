@@ -55,18 +55,27 @@ function startServe(cli: string, dataDir: string, skillsDir: string): Promise<{ 
 
 /**
  * Runs in the page (as a string: the bench's TypeScript project has no DOM types). Arms a
- * measurement of the next keystroke in the search box; resolves with keydown → painted, in ms.
+ * measurement of the next keystroke in the search box; resolves with keydown → painted, in ms,
+ * and where that went: the search answer's end (the resource timing of the last search request)
+ * → the list changed in the DOM → painted.
  */
 const ARM_MEASUREMENT = `(expected) => {
   window.__capstanKeystroke = new Promise((resolve) => {
     const input = document.querySelector('input[type="search"]');
     let keydownAt;
+    // The search asked from here on is the last in the (bounded) resource timing buffer.
+    performance.clearResourceTimings();
     input.addEventListener('keydown', (event) => { keydownAt = event.timeStamp; }, { once: true, capture: true });
     const answered = () => document.querySelector('[data-results-for="' + CSS.escape(expected) + '"]') !== null;
     const observer = new MutationObserver(() => {
       if (keydownAt === undefined || !answered()) return;
       observer.disconnect();
-      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - keydownAt), 0));
+      const changedAt = performance.now();
+      const answer = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/catalog/search')).at(-1);
+      requestAnimationFrame(() => setTimeout(() => {
+        const paintedAt = performance.now();
+        resolve({ ms: paintedAt - keydownAt, keydownEpochMs: performance.timeOrigin + keydownAt, answerToChangeMs: answer ? changedAt - answer.responseEnd : NaN, changeToPaintMs: paintedAt - changedAt });
+      }, 0));
     });
     observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-results-for'] });
   });
@@ -80,6 +89,11 @@ async function timeKeystrokes(page: Page, queries: readonly string[]) {
   const answerBytes: number[] = [];
   /** From the search request sent to its answer read: the gateway's part of a keystroke, and the wire's. */
   const answerMs: number[] = [];
+  /** From the keystroke to the search request leaving: the page's work before it asks. */
+  const sentMs: number[] = [];
+  /** The answer read → the list changed in the DOM (the page's JS), and that change → painted (the frame). */
+  const toChangeMs: number[] = [];
+  const toPaintMs: number[] = [];
   for (const [index, query] of queries.entries()) {
     // Type all but the last character, let the list settle, then time the last keystroke.
     await search.fill(query.slice(0, -1));
@@ -87,18 +101,21 @@ async function timeKeystrokes(page: Page, queries: readonly string[]) {
     await page.evaluate(`(${ARM_MEASUREMENT})(${JSON.stringify(query.trim())})`);
     const answered = page.waitForEvent('requestfinished', { predicate: (request) => new URL(request.url()).searchParams.get('query') === query.trim(), timeout: 5_000 });
     await search.press(query.at(-1)!);
-    const ms = await page.evaluate<number>('window.__capstanKeystroke');
+    const { ms, keydownEpochMs, answerToChangeMs, changeToPaintMs } = await page.evaluate<{ ms: number; keydownEpochMs: number; answerToChangeMs: number; changeToPaintMs: number }>('window.__capstanKeystroke');
     const request = await answered.catch(() => undefined);
     if (index >= WARM_UP) {
       samples.push(ms);
+      toChangeMs.push(answerToChangeMs);
+      toPaintMs.push(changeToPaintMs);
       if (request) {
         answerBytes.push((await request.sizes()).responseBodySize);
         answerMs.push(request.timing().responseEnd);
+        sentMs.push(request.timing().startTime - keydownEpochMs);
       }
     }
   }
-  for (const list of [samples, answerBytes, answerMs]) list.sort((a, b) => a - b);
-  return { samples, answerBytes, answerMs };
+  for (const list of [samples, answerBytes, answerMs, sentMs, toChangeMs, toPaintMs]) list.sort((a, b) => a - b);
+  return { samples, answerBytes, answerMs, sentMs, toChangeMs, toPaintMs };
 }
 
 /**
@@ -198,7 +215,7 @@ export async function benchConsoleSearch(cli: string) {
     const counters = async () => Object.fromEntries((await metrics.send('Performance.getMetrics')).metrics.map((metric) => [metric.name, metric.value]));
     const before = await counters();
     const queries = syntheticQueries(QUERIES + WARM_UP, 11);
-    const { samples, answerBytes, answerMs } = await timeKeystrokes(page, queries);
+    const { samples, answerBytes, answerMs, sentMs, toChangeMs, toPaintMs } = await timeKeystrokes(page, queries);
     if (profiler) await writeFile(profileTo!, JSON.stringify((await profiler.send('Profiler.stop')).profile));
     if (traceTo) await browser.stopTracing();
     const after = await counters();
@@ -249,12 +266,12 @@ export async function benchConsoleSearch(cli: string) {
       p50Ms: percentile(samples, 50),
       p95Ms: percentile(samples, 95),
       maxMs: samples.at(-1)!,
-      baseline: { p50Ms: percentile(baseline.samples, 50), p95Ms: percentile(baseline.samples, 95), maxMs: baseline.samples.at(-1)!, answerP50Ms: percentile(baseline.answerMs, 50) },
+      baseline: { p50Ms: percentile(baseline.samples, 50), p95Ms: percentile(baseline.samples, 95), maxMs: baseline.samples.at(-1)!, answerP50Ms: percentile(baseline.answerMs, 50), sentP50Ms: percentile(baseline.sentMs, 50), toChangeP50Ms: percentile(baseline.toChangeMs, 50), toPaintP50Ms: percentile(baseline.toPaintMs, 50) },
       firstListMs,
       heapMB: heap.usedSize / 2 ** 20,
       rowsInDom,
       pageWork,
-      searchAnswer: { p50Bytes: percentile(answerBytes, 50), maxBytes: answerBytes.at(-1) ?? 0, p50Ms: percentile(answerMs, 50), p95Ms: percentile(answerMs, 95) },
+      searchAnswer: { p50Bytes: percentile(answerBytes, 50), maxBytes: answerBytes.at(-1) ?? 0, p50Ms: percentile(answerMs, 50), p95Ms: percentile(answerMs, 95), sentP50Ms: percentile(sentMs, 50), toChangeP50Ms: percentile(toChangeMs, 50), toPaintP50Ms: percentile(toPaintMs, 50) },
       catalogChange: {
         shownMs: changeShownMs,
         eventBytes: stream.sizes.reduce((a, b) => a + b, 0),

@@ -150,9 +150,9 @@ if (wanted('console')) {
     'keystroke → paint, console': { 'p50 ms': fixed(ui.p50Ms), 'p95 ms': fixed(ui.p95Ms), 'max ms': fixed(ui.maxMs) },
     'the same, a bare page (baseline)': { 'p50 ms': fixed(ui.baseline.p50Ms), 'p95 ms': fixed(ui.baseline.p95Ms), 'max ms': fixed(ui.baseline.maxMs) },
   });
-  console.log(`console/bare page: p50 ${fixed(ui.p50Ms / ui.baseline.p50Ms, 2)}, p95 ${fixed(ui.p95Ms / ui.baseline.p95Ms, 2)}; the bare page's request sent → answer read p50 ${fixed(ui.baseline.answerP50Ms)} ms; ${loadAverage()}`);
+  console.log(`console/bare page: p50 ${fixed(ui.p50Ms / ui.baseline.p50Ms, 2)}, p95 ${fixed(ui.p95Ms / ui.baseline.p95Ms, 2)}; the bare page's keystroke → request sent p50 ${fixed(ui.baseline.sentP50Ms)} ms, request sent → answer read p50 ${fixed(ui.baseline.answerP50Ms)} ms, answer → list changed ${fixed(ui.baseline.toChangeP50Ms)} ms, → painted ${fixed(ui.baseline.toPaintP50Ms)} ms; ${loadAverage()}`);
   console.log(`first list painted ${fixed(ui.firstListMs, 0)} ms after navigation; page JS heap ${fixed(ui.heapMB)} MB; ${ui.rowsInDom} rows in the DOM`);
-  console.log(`search answers: p50 ${kb(ui.searchAnswer.p50Bytes)}, largest ${kb(ui.searchAnswer.maxBytes)}; request sent → answer read p50 ${fixed(ui.searchAnswer.p50Ms)} ms, p95 ${fixed(ui.searchAnswer.p95Ms)} ms`);
+  console.log(`search answers: p50 ${kb(ui.searchAnswer.p50Bytes)}, largest ${kb(ui.searchAnswer.maxBytes)}; keystroke → request sent p50 ${fixed(ui.searchAnswer.sentP50Ms)} ms; request sent → answer read p50 ${fixed(ui.searchAnswer.p50Ms)} ms, p95 ${fixed(ui.searchAnswer.p95Ms)} ms; answer → list changed p50 ${fixed(ui.searchAnswer.toChangeP50Ms)} ms, → painted ${fixed(ui.searchAnswer.toPaintP50Ms)} ms`);
   const work = ui.pageWork;
   console.log(`the page's work per keystroke (Chromium's counters): tasks ${fixed(work.taskMs)} ms, of which script ${fixed(work.scriptMs)} ms, style ${fixed(work.styleMs)} ms, layout ${fixed(work.layoutMs)} ms`);
   const change = ui.catalogChange;

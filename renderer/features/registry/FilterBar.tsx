@@ -8,7 +8,7 @@ import type { ProviderInfo } from '../../../shared/capability';
 import type { ToolFilter } from '../../../shared/policy';
 import { useConsoleUi, type KindFilter } from '../../state/uiStore';
 import { Icon } from '../../ui/Icon';
-import type { SearchView } from '../search/useSearchResults';
+import { useSearchAhead, type SearchView } from '../search/useSearchResults';
 
 export const filterLabels: Record<ToolFilter, string> = {
   all: 'All',
@@ -33,6 +33,7 @@ interface FilterBarProps {
 
 export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBarProps) {
   const { filter, kind, provider, query, setFilter, setKind, setProvider, setQuery } = useConsoleUi();
+  const searchAhead = useSearchAhead();
   const searchId = useId();
   const providerId = useId();
   const { kinds, providers: providerCounts } = view.facets;
@@ -90,7 +91,10 @@ export function FilterBar({ view, providers, searchRef, onEnterList }: FilterBar
             autoComplete="off"
             spellCheck={false}
             value={query}
-            onChange={(event) => setQuery(event.target.value)}
+            onChange={(event) => {
+              searchAhead(event.target.value);
+              setQuery(event.target.value);
+            }}
             onKeyDown={(event) => {
               if (event.key !== 'ArrowDown') return;
               event.preventDefault();

@@ -9,12 +9,13 @@
  * operator scrolls to (`showRows`). Without one, the catalog the console holds is filtered here.
  */
 import { useCallback, useMemo, useState } from 'react';
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CapabilityKind } from '../../../shared/capability';
 import type { CatalogSearchOutput } from '../../../shared/discovery';
 import { matchesFilter } from '../../../shared/policy';
 import { SEARCH_PAGE, searchPageQuery, useTransport, type SearchPage, type SearchParams } from '../../api/hooks';
-import { useConsoleUi } from '../../state/uiStore';
+import { useConsoleUi, type KindFilter } from '../../state/uiStore';
+import type { ToolFilter } from '../../../shared/policy';
 import type { RegistryEntry } from '../registry/useRegistry';
 import { queryTerms } from './highlight';
 
@@ -42,6 +43,28 @@ export interface SearchView {
 }
 
 const NO_MATCHES: ReadonlyMap<string, MatchedFields> = new Map();
+/** What the gateway is asked for the list's filters: a trimmed query, and only the filters that narrow. */
+function searchParamsOf({ query, filter, kind, provider }: { query: string; filter: ToolFilter; kind: KindFilter; provider: string | null }): SearchParams {
+  return { query: query.trim(), ...(filter === 'all' ? {} : { filter }), ...(kind === 'all' ? {} : { kind }), ...(provider === null ? {} : { provider }) };
+}
+
+/**
+ * Asks for a query's first page from the keystroke's own event, before React renders the
+ * keystroke: the request leaves that render sooner (the console bench's keystroke → request
+ * sent), and the list's query finds it in flight under the same key.
+ */
+export function useSearchAhead(): (query: string) => void {
+  const transport = useTransport();
+  const client = useQueryClient();
+  return useCallback(
+    (query: string) => {
+      const params = searchParamsOf({ ...useConsoleUi.getState(), query });
+      if (params.query !== '') void client.prefetchQuery(searchPageQuery(transport, params, 0));
+    },
+    [client, transport],
+  );
+}
+
 const paramsKey = (params: SearchParams) => JSON.stringify([params.query, params.filter, params.kind, params.provider]);
 
 export function useSearchResults(entries: readonly RegistryEntry[], byId: ReadonlyMap<string, RegistryEntry>): SearchView {
@@ -50,10 +73,7 @@ export function useSearchResults(entries: readonly RegistryEntry[], byId: Readon
   const filter = useConsoleUi((ui) => ui.filter);
   const kind = useConsoleUi((ui) => ui.kind);
   const provider = useConsoleUi((ui) => ui.provider);
-  const params = useMemo<SearchParams>(
-    () => ({ query, ...(filter === 'all' ? {} : { filter }), ...(kind === 'all' ? {} : { kind }), ...(provider === null ? {} : { provider }) }),
-    [query, filter, kind, provider],
-  );
+  const params = useMemo(() => searchParamsOf({ query, filter, kind, provider }), [query, filter, kind, provider]);
 
   // The first page says how long the list is; the previous answer stays on screen while it is asked.
   const head = useQuery(searchPageQuery(transport, params, 0, true));
