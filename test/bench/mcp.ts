@@ -1,13 +1,11 @@
 /**
- * MCP providers. First, calls per second of server-everything's `echo`, one server process
- * speaking Streamable HTTP, called by the same SDK client over the same transport either
- * directly or through Capstan: `capstan serve` with that server as its MCP provider (over
- * Streamable HTTP too), the client on its `/mcp` with the tool loaded, so the call takes the
- * whole call path (task, grants, schema, ledger entries made durable, requestId and
- * traceparent) and one more HTTP hop. Interleaved rounds, same calls in flight, each round
- * reported on its own. Then the time from `capstan serve` starting to every configured stdio
- * server's tools being listed, against the SDK client connecting to and listing the same
- * servers itself, and `POST /tools/call` with echo under autocannon, load generator in its own process.
+ * MCP providers. First, server-everything's `echo` called by eight SDK v2 clients over Streamable
+ * HTTP along three paths in interleaved rounds (benchMcpPaths): directly, through supergateway,
+ * and through `capstan serve`'s `/mcp` as an agent, where the call takes the whole call path
+ * (task, grants, schema, ledger entries made durable, requestId and traceparent). Then the time
+ * from `capstan serve` starting to every configured stdio server's tools being listed, against
+ * the SDK client connecting to and listing the same servers itself, and `POST /tools/call` with
+ * echo under autocannon, load generator in its own process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
