@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,24 @@ interface Measured {
   callsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  calls: number;
+}
+
+/** A path's serving side, in CPU per call: what the machine pays whatever else shares it. */
+interface MeasuredPath extends Measured {
+  /** CPU of the path's server processes (the gateway or bridge and the server it runs) per call, from /proc; NaN where there is none. */
+  serverCpuMsPerCall: number;
+}
+
+/** CPU time a process and its descendants have used, in ms (Linux /proc, 100 ticks a second); NaN elsewhere. */
+function treeCpuMs(pid: number): number {
+  try {
+    const [utime, stime] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).map(Number);
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return (utime! + stime!) * 10 + children.reduce((sum, child) => sum + treeCpuMs(child), 0);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -56,7 +74,7 @@ async function drive(call: (n: number) => Promise<void>, seconds: number, inFlig
   await Promise.all(Array.from({ length: inFlight }, (_, lane) => worker(lane)));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { callsPerSecond: latencies.length / elapsed, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return { callsPerSecond: latencies.length / elapsed, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), calls: latencies.length };
 }
 
 /** A child process that prints `pattern` (on stdout or stderr) once it is ready; its first capture. */
@@ -194,13 +212,16 @@ export async function benchMcpPaths(cli: string, rounds = 5, secondsPerRound = 2
       'capstan+telemetry': await Promise.all((await many(new URL('/mcp', traced.url), { authorization: `Bearer ${traced.agentToken}` })).map(capabilityCall)),
     };
 
+    const servers: Record<McpPath, number> = { direct: everything.child.pid!, supergateway: bridge.child.pid!, capstan: capstan.child.pid!, 'capstan+telemetry': traced.child.pid! };
     for (const path of MCP_PATHS) await driveClients(targets[path], 1); // warm every path
-    const measured: Record<McpPath, Measured>[] = [];
+    const measured: Record<McpPath, MeasuredPath>[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      const row = {} as Record<McpPath, Measured>;
+      const row = {} as Record<McpPath, MeasuredPath>;
       for (let i = 0; i < MCP_PATHS.length; i += 1) {
         const path = MCP_PATHS[(i + round) % MCP_PATHS.length]!;
-        row[path] = await driveClients(targets[path], secondsPerRound);
+        const before = treeCpuMs(servers[path]);
+        const figures = await driveClients(targets[path], secondsPerRound);
+        row[path] = { ...figures, serverCpuMsPerCall: (treeCpuMs(servers[path]) - before) / figures.calls };
       }
       measured.push(row);
     }

@@ -106,6 +106,7 @@ if (wanted('mcp')) {
           'p99 ms': fixed(of(path, 'p99Ms'), 1),
           '× supergateway': fixed(mean(paths.rounds.map((round) => round[path].callsPerSecond / round.supergateway.callsPerSecond)), 2),
           'p50 added over direct ms': fixed(mean(paths.rounds.map((round) => round[path].p50Ms - round.direct.p50Ms)), 2),
+          'server CPU ms/call': fixed(mean(paths.rounds.map((round) => round[path].serverCpuMsPerCall)), 3),
         },
       ]),
     ),
