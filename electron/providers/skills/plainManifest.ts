@@ -7,7 +7,7 @@
  *
  * Why: YAML parsing was a sixth of loading 10,000 skills (`node --cpu-prof`), for text this
  * simple. What this returns is what `yaml` makes of the same text, a property test's promise
- * (test/unit/plainManifest.test.ts), so a skill reads the same either way.
+ * (test/fuzz/plainManifest.fuzz.test.ts), so a skill reads the same either way.
  */
 
 /** A field as read, with the line of its key counted from the manifest's first line (0). */
