@@ -52,6 +52,13 @@ export interface PageProblems {
   allow(pattern: RegExp): void;
 }
 
+/**
+ * What Chromium logs when the gateway stops under a page: its reads refused, a connection it kept
+ * open reset or answered empty, the live event stream cut mid-response, a socket closed while a
+ * request was still being sent. A test that stops the gateway allows these, and only these.
+ */
+export const GATEWAY_STOPPED = /Failed to load resource: net::(ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_SOCKET_NOT_CONNECTED)/;
+
 export const test = base.extend<Fixtures>({
   // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object.
   dataDir: async ({}, use) => {

@@ -1,6 +1,6 @@
 /** What the console says when it cannot use its gateway. */
 import { startCapstan } from './capstanServer';
-import { expect, test } from './fixtures';
+import { expect, GATEWAY_STOPPED, test } from './fixtures';
 import { BUILTIN } from '../support/builtins';
 
 test('opening the console without its token tells the operator to use the printed URL', async ({ page, capstan }) => {
@@ -26,8 +26,7 @@ test('the token leaves the address bar once the console has it', async ({ consol
 test('when the gateway cannot be reached the console says so, and Retry recovers', async ({ page, capstan, dataDir, pageProblems }) => {
   // A stop and a start of the gateway within one test: on a loaded machine that alone takes seconds.
   test.setTimeout(60_000);
-  // The stopped gateway refuses the read (or resets a connection the page had kept open), and the event stream with it.
-  pageProblems.allow(/Failed to load resource: net::(ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE|ERR_INCOMPLETE_CHUNKED_ENCODING)/);
+  pageProblems.allow(GATEWAY_STOPPED);
   // The page itself must load from the gateway, so the gateway is stopped once the page asks for
   // the catalog: page.route only holds that first read until the real gateway is down, then lets
   // it go out, to be refused by the closed port. Nothing answers in the gateway's place.
@@ -62,8 +61,7 @@ test('a gateway that stops: the call is recorded with the console\'s own code, a
 }) => {
   // A stop and a start of the gateway within one test: on a loaded machine that alone takes seconds.
   test.setTimeout(60_000);
-  // The stop also cuts the live event stream mid-response, and may reset a request in flight.
-  pageProblems.allow(/Failed to load resource: net::(ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING)/);
+  pageProblems.allow(GATEWAY_STOPPED);
   const { page } = consolePage;
   const ledger = await consolePage.openLedger();
   await ledger.getByRole('button', { name: 'Verify chain' }).click();

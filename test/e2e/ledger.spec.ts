@@ -9,7 +9,7 @@ import type { Request } from '@playwright/test';
 import { LEDGER_PROBLEM_NAMES } from '../../shared/ledger';
 import { MIN_ENTRIES, tamperings } from '../support/tamper';
 import { startCapstan } from './capstanServer';
-import { expect, test } from './fixtures';
+import { expect, GATEWAY_STOPPED, test } from './fixtures';
 import { gatewayApi } from './gatewayApi';
 
 /** GET /ledger requests the page sends, to show the view is fed by events rather than polling. */
@@ -230,7 +230,7 @@ test('reading older rows keeps them in place while new entries arrive on top', a
 });
 
 test('after the gateway restarts, the Ledger view reads the entries its event stream missed', async ({ consolePage, capstan, dataDir, pageProblems }) => {
-  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET)/);
+  pageProblems.allow(GATEWAY_STOPPED);
   const { page } = consolePage;
   const ledger = await consolePage.openLedger();
   await gatewayApi(capstan, 'POST', '/tools/call', { tool: 'time_now', requestId: 'before-restart' });

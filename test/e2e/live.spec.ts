@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import type { CatalogView } from '../../shared/discovery';
 import { startCapstan } from './capstanServer';
 import { ConsolePage } from './consolePage';
-import { expect, test } from './fixtures';
+import { expect, GATEWAY_STOPPED, test } from './fixtures';
 import { BUILTIN } from '../support/builtins';
 import { gatewayApi } from './gatewayApi';
 import { writeSkill, writeSkillFile } from './skills';
@@ -93,8 +93,7 @@ liveTest('after the gateway restarts, the event stream reconnects and the page c
   skillsDir,
   pageProblems,
 }) => {
-  // The page sees its stream cut and its reconnection attempts refused while the gateway is down.
-  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE)/);
+  pageProblems.allow(GATEWAY_STOPPED);
   await expect(consolePage.count('skills')).toHaveText('0');
   await markPage(page);
 

@@ -1,12 +1,11 @@
 /** One-click tools (the client whitelist): edited in Settings, kept by the gateway, so they outlive reloads and restarts. */
 import { startCapstan } from './capstanServer';
-import { expect, test } from './fixtures';
+import { expect, GATEWAY_STOPPED, test } from './fixtures';
 import { BUILTIN } from '../support/builtins';
 
 test('adding todo_list to the one-click tools survives a reload and a gateway restart', async ({ consolePage, page, capstan, dataDir, pageProblems }) => {
-  // Stopping the gateway cuts the page's live event stream, and the page tries to reconnect
-  // until it is pointed at the new gateway; Chromium logs both as failed loads.
-  pageProblems.allow(/Failed to load resource: net::(ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET)/);
+  // The page tries to reconnect until it is pointed at the new gateway.
+  pageProblems.allow(GATEWAY_STOPPED);
   await expect(consolePage.tool('todo_list')).toHaveAttribute('data-state', 'read-only');
 
   await page.getByRole('button', { name: 'Settings' }).click();
