@@ -18,8 +18,8 @@
  * Streams: every SSE answer to a client of 2025-11-25 or later opens with a priming event (an id,
  * empty data) and a `retry:` field (SEP-1699), so a client knows the stream is live and how
  * soon to come back. A 2025-era answer is SSE only when something goes before it or it is slow
- * (legacyExchange.ts); otherwise it is one JSON body. Capstan keeps no stream to resume: a `GET` (with or without Last-Event-ID)
- * is 405, and `Allow` says what `/mcp` does take.
+ * (legacyExchange.ts); otherwise it is one JSON body. Capstan keeps no stream to resume: a `GET`
+ * (with or without Last-Event-ID) is 405, and `Allow` says what `/mcp` does take.
  */
 import { randomUUID } from 'node:crypto';
 import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
