@@ -31,27 +31,11 @@ export async function recoverAfterRestart(journal: TaskJournal): Promise<void> {
 function closeAfterRestart(journal: TaskJournal, task: Task, session: Session): void {
   // A call waiting for approval waits in its (running) task: the request without a decision is closed.
   for (const requested of undecidedApprovals(journal.ledger, task.id)) {
-    journal.ledger.append({
-      kind: 'approval_decided',
-      taskId: task.id,
-      sessionId: requested.sessionId ?? task.sessionId,
-      requestId: requested.requestId,
-      capability: requested.capability,
-      details: { approvalId: requested.details.approvalId, decision: 'expired', agent: requested.details.agent ?? requested.principal, reason: RESTARTED },
-      principal: SYSTEM,
-    });
+    closeOpened(journal, task, requested, 'approval_decided', { approvalId: requested.details.approvalId, decision: 'expired', agent: requested.details.agent ?? requested.principal, reason: RESTARTED });
   }
   // A server's question asked during one of its calls: the server that asked is gone with the process.
   for (const asked of unansweredAsks(journal.ledger, task.id)) {
-    journal.ledger.append({
-      kind: 'server_answered',
-      taskId: task.id,
-      sessionId: asked.sessionId ?? task.sessionId,
-      requestId: asked.requestId,
-      capability: asked.capability,
-      details: { askId: asked.details.askId, server: asked.details.server, ask: asked.details.ask, answer: 'withdrawn', reason: RESTARTED },
-      principal: SYSTEM,
-    });
+    closeOpened(journal, task, asked, 'server_answered', { askId: asked.details.askId, server: asked.details.server, ask: asked.details.ask, answer: 'withdrawn', reason: RESTARTED });
   }
   for (const started of unendedCalls(journal.ledger, task.id)) {
     const requestId = started.requestId!;
@@ -63,6 +47,11 @@ function closeAfterRestart(journal: TaskJournal, task: Task, session: Session): 
   }
   journal.record(task, { kind: 'task_transition', details: { from: task.state, to: 'failed', reason: RESTARTED } }, (seq) => task.moved(seq, 'failed'));
   journal.memory.remember(task);
+}
+
+/** Records, in the gateway's name, the end of what `opened` began and the restart left open. */
+function closeOpened(journal: TaskJournal, task: Task, opened: LedgerEntry, kind: LedgerKind, details: Record<string, unknown>): void {
+  journal.ledger.append({ kind, taskId: task.id, sessionId: opened.sessionId ?? task.sessionId, requestId: opened.requestId, capability: opened.capability, details, principal: SYSTEM });
 }
 
 /** Every entry of one kind in a task, oldest first. */
