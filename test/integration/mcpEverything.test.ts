@@ -5,18 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapstanEvent } from '../../shared/events';
 import { declaredCapabilities } from '../../electron/providers/mcp/clientSide';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { EVERYTHING, everythingStdio, send, serverPid, startEverythingHttp, waitFor, waitForProvider, type Json } from '../support/mcp';
+import { EVERYTHING, send, serverPid, startEverythingGateway, startEverythingHttp, waitFor, waitForProvider, type Json } from '../support/mcp';
 
 const contractOf = (gateway: TestGateway, name: string) => gateway.host.catalog.live(`everything:${name}`)?.contract as Json;
 
 describe('server-everything over stdio', () => {
   let gateway: TestGateway;
-  const events: CapstanEvent[] = [];
-  beforeAll(async () => {
-    gateway = await startTestGateway({ config: { mcpServers: { everything: everythingStdio() } } });
-    gateway.host.events.subscribe((event) => events.push(event));
-    await waitForProvider(gateway.host, 'everything');
-  }, 60_000);
+  let events: CapstanEvent[];
+  beforeAll(async () => void ({ gateway, events } = await startEverythingGateway()), 60_000);
   afterAll(() => gateway?.stop());
 
   it('lists every tool with its schema and the annotations it declared, as the server shows them to a client declaring what Capstan declares', async () => {

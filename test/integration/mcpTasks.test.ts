@@ -6,17 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapstanEvent } from '../../shared/events';
-import { startTestGateway, type TestGateway } from '../support/gateway';
+import type { TestGateway } from '../support/gateway';
 import { connectHttp } from '../support/mcpClient';
-import { everythingStdio, send, waitFor, waitForProvider, type Json } from '../support/mcp';
+import { send, startEverythingGateway, waitFor, type Json } from '../support/mcp';
 
 let gateway: TestGateway;
-const events: CapstanEvent[] = [];
-beforeAll(async () => {
-  gateway = await startTestGateway({ config: { mcpServers: { everything: everythingStdio() } } });
-  gateway.host.events.subscribe((event) => events.push(event));
-  await waitForProvider(gateway.host, 'everything');
-}, 60_000);
+let events: CapstanEvent[];
+beforeAll(async () => void ({ gateway, events } = await startEverythingGateway()), 60_000);
 afterAll(() => gateway?.stop());
 
 const progressOf = (requestId: string) => events.flatMap((event) => (event.type === 'progress' && event.requestId === requestId ? [event.message ?? ''] : []));

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cliProcess';
-import { startTestGateway, type TestGateway } from '../support/gateway';
-import { everythingStdio, waitForProvider } from '../support/mcp';
+import type { TestGateway } from '../support/gateway';
+import { startEverythingGateway } from '../support/mcp';
 
 const ARCHITECTURE = 'demo://resource/static/document/architecture.md';
 
@@ -19,8 +19,7 @@ describe('capstan resources, read, prompts, prompt', () => {
   const capstan = (args: string[]) => runCli([...args, '--url', gateway.url], { CAPSTAN_TOKEN: gateway.token });
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ config: { mcpServers: { everything: everythingStdio() } } });
-    await waitForProvider(gateway.host, 'everything');
+    ({ gateway } = await startEverythingGateway());
     scratch = mkdtempSync(join(tmpdir(), 'capstan-read-'));
   }, 60_000);
   afterAll(async () => {

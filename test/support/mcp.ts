@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { ProviderStatus } from '../../shared/capability';
 import type { McpServerEntry } from '../../shared/mcp';
 import type { Host } from '../../electron/host';
+import type { CapstanEvent } from '../../shared/events';
+import { startTestGateway, type TestGateway } from './gateway';
 
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 export const EVERYTHING = path('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -80,4 +82,13 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 export async function send(gateway: { request: (path: string, init?: { method?: string; body?: unknown }) => Promise<Response> }, method: string, path: string, body?: unknown) {
   const response = await gateway.request(path, { method, ...(body === undefined ? {} : { body }) });
   return { status: response.status, body: (await response.json()) as Json };
+}
+
+/** A test gateway with server-everything over stdio as its provider, ready, and every event it publishes from the start. */
+export async function startEverythingGateway(): Promise<{ gateway: TestGateway; events: CapstanEvent[] }> {
+  const gateway = await startTestGateway({ config: { mcpServers: { everything: everythingStdio() } } });
+  const events: CapstanEvent[] = [];
+  gateway.host.events.subscribe((event) => events.push(event));
+  await waitForProvider(gateway.host, 'everything');
+  return { gateway, events };
 }
