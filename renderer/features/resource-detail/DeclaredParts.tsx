@@ -5,9 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import type { PromptContract, ResourceContract, ResourceTemplateContract } from '../../../shared/capability';
-import type { PinHold } from '../../../shared/pins';
-import { useConsoleUi } from '../../state/uiStore';
-import { heldWhat } from '../pins/heldWords';
+import { HeldNotice } from '../pins/HeldNotice';
 import { Icon } from '../../ui/Icon';
 import { JsonBlock } from '../../ui/JsonBlock';
 import { unavailabilityText } from '../registry/availability';
@@ -35,7 +33,8 @@ export function DeclaredNotice({ entry }: { entry: RegistryEntry }) {
       </div>
     );
   }
-  if (entry.hold) return <HeldNotice entry={entry} hold={entry.hold} />;
+  // A template or prompt whose server changed what it says (or added it) since it was pinned: refused until reviewed.
+  if (entry.hold) return <HeldNotice capabilityId={entry.id} hold={entry.hold} refused="every read or get" />;
   if (entry.unavailable) {
     return (
       <div className="notice notice--unavailable">
@@ -53,22 +52,6 @@ export function DeclaredNotice({ entry }: { entry: RegistryEntry }) {
   );
 }
 
-/** A template or prompt whose server changed what it says (or added it) since it was pinned: refused until reviewed. */
-function HeldNotice({ entry, hold }: { entry: RegistryEntry; hold: PinHold }) {
-  const reviewPin = useConsoleUi((ui) => ui.reviewPin);
-  return (
-    <div className="notice notice--held" role="status">
-      <Icon name={ownStateLook.held.icon} />
-      <p>
-        Held for review: {heldWhat(hold)}. Until you review and accept it, every read or get (from here, the CLI or an agent) is refused with{' '}
-        <code>CONTRACT_CHANGED</code>, and no task sees it.{' '}
-        <button type="button" className="link-button" onClick={() => reviewPin(entry.id)}>
-          Review the change
-        </button>
-      </p>
-    </div>
-  );
-}
 
 export function DeclaredFacts({ contract, children }: { contract: ResourceContract | ResourceTemplateContract | PromptContract; children?: ReactNode }) {
   return (

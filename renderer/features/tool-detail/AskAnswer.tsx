@@ -128,7 +128,7 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
   );
   if (field.kind === 'boolean') {
     return (
-      <div className="ask__field">
+      <div className="field">
         <label className="checkbox">
           <input type="checkbox" {...common} checked={value === true} onChange={(event) => onChange(event.target.checked)} />
           {label}
@@ -141,7 +141,7 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
   if (field.kind === 'multiselect') {
     const chosen = Array.isArray(value) ? value : [];
     return (
-      <fieldset className="ask__field ask__choices" aria-describedby={describedBy}>
+      <fieldset className="field ask__choices" aria-describedby={describedBy}>
         <legend>{label}</legend>
         {field.options.map((option) => (
           <label key={option.value} className="checkbox">
@@ -188,7 +188,7 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
     control = <input {...common} className="input" type={type} value={typeof value === 'string' ? value : ''} onChange={(event) => onChange(event.target.value)} />;
   }
   return (
-    <div className="ask__field">
+    <div className="field">
       <label htmlFor={id}>{label}</label>
       {control}
       {hint}

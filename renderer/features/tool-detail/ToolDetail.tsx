@@ -17,7 +17,7 @@ import { CapabilityHeader } from '../registry/CapabilityHeader';
 import { unavailabilityText } from '../registry/availability';
 import { ownStateLook } from '../registry/StateBadge';
 import type { ToolEntry } from '../registry/useRegistry';
-import { heldWhat } from '../pins/heldWords';
+import { HeldNotice } from '../pins/HeldNotice';
 import { ReviewDialog } from './ReviewDialog';
 import { checkArguments } from './argumentCheck';
 import { hasArguments, ToolForm } from './ToolForm';
@@ -83,7 +83,6 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
   const unavailableId = useId();
   const notRunnableId = useId();
   const heldId = useId();
-  const reviewPin = useConsoleUi((ui) => ui.reviewPin);
   const section = useRef<HTMLElement>(null);
   // The run this panel started last, followed into Recent executions and announced.
   const [followed, setFollowed] = useState<{ requestId: string; tool: string } | null>(null);
@@ -141,18 +140,7 @@ export function ToolDetail({ entry }: { entry: ToolEntry }) {
           </p>
         </div>
       )}
-      {state === 'held' && entry.hold && (
-        <div className="notice notice--held" id={heldId} role="status">
-          <Icon name={ownStateLook.held.icon} />
-          <p>
-            Held for review: {heldWhat(entry.hold)}. Until you review and accept it, every call (from here, the CLI or an agent) is refused with{' '}
-            <code>CONTRACT_CHANGED</code>, and no task sees it.{' '}
-            <button type="button" className="link-button" onClick={() => reviewPin(entry.id)}>
-              Review the change
-            </button>
-          </p>
-        </div>
-      )}
+      {state === 'held' && entry.hold && <HeldNotice capabilityId={entry.id} hold={entry.hold} refused="every call" id={heldId} />}
       {state === 'unavailable' && entry.unavailable && (
         <div className="notice notice--unavailable" id={unavailableId} role="status">
           <Icon name={ownStateLook.unavailable.icon} />
