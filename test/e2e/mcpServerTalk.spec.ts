@@ -4,6 +4,8 @@
  * followed from Recent executions into the server's protocol messages and on to its ledger
  * entries; each new state checked with axe-core, light and dark.
  */
+import type { CapstanServer } from './capstanServer';
+import type { ConsolePage } from './consolePage';
 import { expect, test } from './fixtures';
 import { axeViolations } from './axe';
 import { everythingStdio, mcpConfig, send, whitelist } from './mcpServers';
@@ -13,12 +15,17 @@ test.use({ serveConfig: mcpConfig({ everything: everythingStdio() }) });
 test.describe.configure({ timeout: 90_000 });
 const CONNECT_TIMEOUT = { timeout: 30_000 };
 
+/** Lets the operator run one of the server's tools with one click, finds it once the server has listed it, and opens it. */
+async function openTool(consolePage: ConsolePage, capstan: CapstanServer, name: string) {
+  await whitelist(capstan, [name]);
+  await consolePage.page.reload();
+  await consolePage.filterInput.fill(name);
+  await expect(consolePage.tool(name)).toBeVisible(CONNECT_TIMEOUT);
+  return consolePage.select(name);
+}
+
 test('an elicitation during the operator\'s call is answered in a dialog while the call waits, its defaults filled in', async ({ consolePage, page, capstan }) => {
-  await whitelist(capstan, ['trigger-elicitation-request']);
-  await page.reload();
-  await consolePage.filterInput.fill('trigger-elicitation-request');
-  await expect(consolePage.tool('trigger-elicitation-request')).toBeVisible(CONNECT_TIMEOUT);
-  const detail = await consolePage.select('trigger-elicitation-request');
+  const detail = await openTool(consolePage, capstan, 'trigger-elicitation-request');
   await detail.getByRole('button', { name: 'Execute' }).click();
 
   const dialog = page.getByRole('dialog', { name: 'everything asks while your call waits' });
@@ -44,11 +51,7 @@ test('an elicitation during the operator\'s call is answered in a dialog while t
 });
 
 test('a sampling request during the operator\'s call is answered by hand in the dialog; no model is called', async ({ consolePage, page, capstan }) => {
-  await whitelist(capstan, ['trigger-sampling-request']);
-  await page.reload();
-  await consolePage.filterInput.fill('trigger-sampling-request');
-  await expect(consolePage.tool('trigger-sampling-request')).toBeVisible(CONNECT_TIMEOUT);
-  const detail = await consolePage.select('trigger-sampling-request');
+  const detail = await openTool(consolePage, capstan, 'trigger-sampling-request');
   await detail.getByLabel('prompt').fill('a line about tides');
   await detail.getByRole('button', { name: 'Execute' }).click();
 
