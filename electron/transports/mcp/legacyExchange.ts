@@ -29,7 +29,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** How long an answer may take before its client is shown a live stream instead. */
-export const STREAM_AFTER_MS = 1000;
+const STREAM_AFTER_MS = 1000;
 /** How often a comment keeps an open stream from looking dead to proxies and clients. */
 const KEEP_ALIVE_MS = 15_000;
 /** As the SDK's transport: a batch of more messages is refused. */
@@ -81,7 +81,7 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
   const server = options.server();
   await server.connect(exchange);
-  // Ends the exchange's server with the exchange, whichever way it ends.
+  // The response closing (answered, or its client gone) closes the server, and with it this exchange.
   reply.raw.once('close', () => void server.close().catch(() => undefined));
   for (const message of messages) exchange.onmessage?.(message, { authInfo: options.authInfo });
   return exchange.sent;
@@ -123,7 +123,6 @@ class LegacyExchange implements Transport {
     for (const id of this.#ids) this.#answers.set(keyOf(id), undefined);
     this.sent = new Promise((resolve) => (this.#resolveSent = resolve));
     this.#streamTimer = setTimeout(() => this.#openStream(), STREAM_AFTER_MS);
-    reply.raw.once('close', () => void this.close());
   }
 
   async start(): Promise<void> {}
