@@ -40,7 +40,7 @@ import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
 import { PinStore } from './store/pinStore';
 import { TaskStore } from './store/taskStore';
-import { feedTelemetry } from './services/telemetryFeeds';
+import { feedTelemetry, streamLedger } from './services/telemetryFeeds';
 import { resolveTelemetrySettings } from './telemetry/settings';
 import { startTelemetry, type Telemetry } from './telemetry/telemetry';
 
@@ -104,6 +104,8 @@ export interface Host {
 
 export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, presentSignIn, openPage }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
+  // Before the ledger opens, so that its stream begins with the first entry this process writes.
+  const telemetry = await startTelemetry(resolveTelemetrySettings(config.telemetry));
   const db = openDatabase(dataDir);
   // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
   let policy: ToolPolicy = toolPolicy(config.toolPolicy);
@@ -119,6 +121,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   };
   const events = new EventBus();
   let ledger: Ledger;
+  let stopLedgerStream = () => {};
   let pins: Pins;
   // Assigned once, below, but read by the MCP servers' `ask` before then: it cannot be a const.
   // eslint-disable-next-line prefer-const
@@ -151,6 +154,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   });
   try {
     ledger = new Ledger(db, loadLedgerKey(dataDir));
+    stopLedgerStream = streamLedger(telemetry, ledger);
     // Before any MCP server loads: its tools are pinned, or held when they changed (services/pins.ts).
     pins = new Pins({ store: new PinStore(db), ledger, catalog, acceptsNewTools: (name) => mcp.entry(name)?.acceptNewTools === true });
     catalog.holdWith(pins.check);
@@ -169,7 +173,9 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   } catch (error) {
     await mcp.close({ now: true });
     void catalog.close();
+    stopLedgerStream();
     db.close();
+    await telemetry.shutdown();
     throw error;
   }
   const warnWideOpen = (allow: readonly string[]) => {
@@ -226,7 +232,6 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     log: logger.child({ component: 'executions' }),
     onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
   });
-  const telemetry = await startTelemetry(resolveTelemetrySettings(config.telemetry));
   const stopTelemetry = feedTelemetry({ telemetry, ledger, catalog, approvals });
   const confirmation = new Confirmation(new Challenges(), approvals);
   const calls = new CallService({ catalog, confirmation, tasks, ledger, history, telemetry });
@@ -276,6 +281,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       approvals.close();
       asks?.close();
       ledger.flush();
+      // After the flush, which announced the last entries: the stream holds them too.
+      stopLedgerStream();
       history.close();
       db.close();
       // What is queued still goes out (within a bound), after the ledger's last entries.

@@ -104,6 +104,7 @@ interface WalkFrom {
 
 export class Ledger {
   readonly #listeners = new Set<(entry: LedgerEntry) => void>();
+  readonly #flushListeners = new Set<(seconds: number) => void>();
   readonly #insert;
   readonly #batch: GroupCommit;
   readonly #head: LedgerHead;
@@ -111,6 +112,8 @@ export class Ledger {
   #lastHash: string;
   /** Entries made durable by the sync that is ending, announced by its listener (see the constructor). */
   #durable: LedgerEntry[] = [];
+  /** When the oldest of `#durable` was appended (performance.now()), for the flush's duration. */
+  #durableSince = 0;
   /**
    * Whether commits move ledger.head on. Not when it did not vouch for the table at open (missing,
    * failing its MAC, or sealing a different entry): writing over it would erase the evidence.
@@ -170,8 +173,11 @@ export class Ledger {
     this.#batch.onCommit(() => {
       const durable = this.#durable;
       this.#durable = [];
-      if (durable.length > 0) this.#seal(durable.at(-1)!);
+      if (durable.length === 0) return;
+      this.#seal(durable.at(-1)!);
       for (const entry of durable) for (const listener of this.#listeners) listener(entry);
+      const seconds = (performance.now() - this.#durableSince) / 1000;
+      for (const listener of this.#flushListeners) listener(seconds);
     });
   }
 
@@ -220,7 +226,11 @@ export class Ledger {
         mac,
       ),
     );
-    this.#batch.afterDurable(() => this.#durable.push(entry));
+    const appendedAt = performance.now();
+    this.#batch.afterDurable(() => {
+      if (this.#durable.length === 0) this.#durableSince = appendedAt;
+      this.#durable.push(entry);
+    });
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
     return entry;
@@ -319,9 +329,16 @@ export class Ledger {
     return this.verify();
   }
 
+  /** Hears each entry once it is durable (committed and flushed), in seq order. */
   onAppend(listener: (entry: LedgerEntry) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Hears each flush that made entries durable, with how long its oldest entry waited for it since being appended. */
+  onFlushed(listener: (seconds: number) => void): () => void {
+    this.#flushListeners.add(listener);
+    return () => this.#flushListeners.delete(listener);
   }
 
   #seal(entry: LedgerEntry): void {

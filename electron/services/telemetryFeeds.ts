@@ -1,6 +1,6 @@
 /**
  * What the host feeds its telemetry besides operations (tracing.ts): the ledger's durable entries
- * as the audit log stream, approval waits and ledger flushes as histograms, the gauges (catalog
+ * as the audit log stream (streamLedger, from the ledger's opening), approval waits and ledger flushes as histograms, the gauges (catalog
  * size, provider connections, approvals waiting), and, in Diagnostics, what export has cost:
  * spans and records dropped by a full queue or refused by an unreachable backend.
  */
@@ -14,10 +14,19 @@ import type { Approvals } from './approvals';
 export const TELEMETRY_DIAGNOSTICS_MS = 5_000;
 const DIAGNOSTICS_SOURCE = 'telemetry';
 
+/**
+ * The ledger's durable entries as the audit log stream, and its flushes as a histogram. Started
+ * as soon as the ledger opens, before anything can append (restart recovery, a server's pins),
+ * so the stream holds every entry this process wrote.
+ */
+export function streamLedger(telemetry: Telemetry, ledger: Ledger): () => void {
+  if (!telemetry.enabled) return () => undefined;
+  return streamDurableEntries(ledger, (entry) => telemetry.ledgerEntry(entry), (seconds) => telemetry.metrics.ledgerFlush.record(seconds));
+}
+
 export function feedTelemetry({ telemetry, ledger, catalog, approvals }: { telemetry: Telemetry; ledger: Ledger; catalog: Catalog; approvals: Approvals }): () => void {
   if (!telemetry.enabled) return () => undefined;
   const { metrics } = telemetry;
-  const stopStream = streamDurableEntries(ledger, (entry) => telemetry.ledgerEntry(entry), (seconds) => metrics.ledgerFlush.record(seconds));
   const stopWaits = ledger.onAppend((entry) => {
     if (entry.kind === 'approval_decided' && typeof entry.details.waitedMs === 'number') {
       metrics.approvalWait.record(entry.details.waitedMs / 1000, { 'capstan.approval.decision': String(entry.details.decision) });
@@ -45,7 +54,6 @@ export function feedTelemetry({ telemetry, ledger, catalog, approvals }: { telem
   timer.unref();
   return () => {
     clearInterval(timer);
-    stopStream();
     stopWaits();
   };
 }

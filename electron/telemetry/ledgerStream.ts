@@ -43,33 +43,23 @@ export function ledgerLogAttributes(entry: LedgerEntry): AnyValueMap {
 }
 
 /**
- * Sends entries in seq order once each is durable: appended entries wait for the commit that
- * holds them (the ledger's group commit), so nothing reaches a backend that a crash could take
- * back. Also measures that wait, the ledger's flush latency.
+ * Sends entries in seq order once each is durable: the ledger announces an entry only after the
+ * flush that holds it (its group commit), so nothing reaches a backend that a crash could take
+ * back. Also measures that wait, the ledger's flush latency. Subscribed as the ledger opens, so
+ * the stream holds every entry this process wrote, restart recovery's and a first server's pins
+ * included.
  */
 export function streamDurableEntries(
-  ledger: { onAppend(listener: (entry: LedgerEntry) => void): () => void; durable(): Promise<void> },
+  ledger: { onAppend(listener: (entry: LedgerEntry) => void): () => void; onFlushed(listener: (seconds: number) => void): () => void },
   send: (entry: LedgerEntry) => void,
   onFlushed: (seconds: number) => void,
 ): () => void {
-  let waiting: LedgerEntry[] = [];
-  let since = 0;
-  return ledger.onAppend((entry) => {
-    if (waiting.length === 0) {
-      since = performance.now();
-      void ledger.durable().then(
-        () => {
-          const batch = waiting;
-          waiting = [];
-          onFlushed((performance.now() - since) / 1000);
-          for (const durable of batch) send(durable);
-        },
-        // A failed commit: the entries were not written, so they are not sent.
-        () => (waiting = []),
-      );
-    }
-    waiting.push(entry);
-  });
+  const stopEntries = ledger.onAppend(send);
+  const stopFlushes = ledger.onFlushed(onFlushed);
+  return () => {
+    stopEntries();
+    stopFlushes();
+  };
 }
 
 /** A stream's entry, rebuilt from one log record's attributes; null when the record is not a ledger entry. */
