@@ -266,6 +266,33 @@ describe('the skills provider', () => {
     catalog.close();
   });
 
+  it('keeps the event loop turning while thousands of skills load, though each file is read synchronously', async () => {
+    const dir = fresh();
+    for (let index = 0; index < 3_000; index++) dir.write(`skill-${index}`, skill(`name: skill-${index}\ndescription: Skill number ${index}`));
+    const provider = skillsProvider([dir.dir]);
+    let loaded = false;
+    let last = performance.now();
+    let longestGap = 0;
+    const turn = () => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      if (!loaded) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const started = performance.now();
+    const contents = await provider.load();
+    const took = performance.now() - started;
+    // One more turn, which measures the wait since the last.
+    await new Promise((resume) => setImmediate(resume));
+    loaded = true;
+    provider.watch!(() => {})();
+    expect(contents.skills).toHaveLength(3_000);
+    // Read in slices of a few ms: no wait between two turns comes near the load's length (read in
+    // one go, the files alone held the loop for most of it).
+    expect(longestGap, `longest wait ${longestGap.toFixed(1)} ms in a load of ${took.toFixed(0)} ms`).toBeLessThan(Math.max(25, took / 4));
+  });
+
   it('follows a skill folder added while running: a later edit of its SKILL.md is seen too', async () => {
     const dir = fresh();
     dir.write('first', skill('name: first\ndescription: First'));

@@ -3,9 +3,15 @@
  * device, whose reads can block the event loop for good), no bigger than a limit, and, after
  * every link is resolved, still inside the folder (a link must not bring in a file from
  * elsewhere). Links within the folder are followed.
+ *
+ * Synchronous, as the database's own reads and writes are: a skill file on a local disk takes a
+ * few microseconds to look at and read, where each of the five steps as a promise was a round
+ * trip through libuv's thread pool, and 10,000 skills waited 0.7 s longer for those hops than
+ * for the disk. The loader reads in slices and yields between them (index.ts), so requests
+ * are still served while skills load. Nothing here can block for long: a FIFO or a device is
+ * never opened (looked at first, then opened O_NONBLOCK and checked again).
  */
-import { constants, type BigIntStats } from 'node:fs';
-import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
 
 /** A file that exists but will not be read; the message explains why, for a diagnostic. */
@@ -28,8 +34,8 @@ export interface ConfinedFile {
  * path (links resolved). Throws RefusedFile for a file that will not be read; other errors
  * (permissions, I/O) are thrown as they are.
  */
-export async function readConfinedFile(realFolder: string, path: string, maxBytes: number): Promise<Buffer | null> {
-  return (await readConfined(realFolder, path, maxBytes))?.bytes ?? null;
+export function readConfinedFile(realFolder: string, path: string, maxBytes: number): Buffer | null {
+  return readConfined(realFolder, path, maxBytes)?.bytes ?? null;
 }
 
 /**
@@ -42,30 +48,26 @@ export async function readConfinedFile(realFolder: string, path: string, maxByte
  * a realpath (a lookup per component) and a stat per file, a fifth of loading 10,000 skills.
  * The open that follows checks the file is what was looked at, as it does for any path.
  */
-export async function lookConfined(realFolder: string, path: string, maxBytes: number, linkFree = false): Promise<{ real: string; stats: BigIntStats } | null> {
+export function lookConfined(realFolder: string, path: string, maxBytes: number, linkFree = false): { real: string; stats: BigIntStats } | null {
   if (linkFree) {
-    const found = await lstat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
-      throw error;
-    });
+    const found = lstatSync(path, { bigint: true, throwIfNoEntry: false });
     if (!found) return null;
     if (!found.isSymbolicLink()) return checked(path, found, maxBytes);
   }
   let real: string;
   try {
-    real = await realpath(path);
+    real = realpathSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     // No file is simply no skill; a link to nothing is a mistake worth naming.
-    const link = await lstat(path).catch(() => null);
-    if (link?.isSymbolicLink()) throw new RefusedFile('is a link to a file that does not exist');
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new RefusedFile('is a link to a file that does not exist');
     return null;
   }
   if (!isInside(realFolder, real)) throw new RefusedFile('is a link that leads outside its skills folder; only links within the folder are followed');
 
   // Look before opening: opening a FIFO blocks until a writer comes, and opening a device can
   // have effects of its own.
-  return checked(real, await stat(real, { bigint: true }), maxBytes);
+  return checked(real, statSync(real, { bigint: true }), maxBytes);
 }
 
 function checked(real: string, stats: BigIntStats, maxBytes: number): { real: string; stats: BigIntStats } {
@@ -75,17 +77,17 @@ function checked(real: string, stats: BigIntStats, maxBytes: number): { real: st
 }
 
 /** readConfinedFile, also telling the file's real path and its stats as opened. `linkFree` as for lookConfined. */
-export async function readConfined(realFolder: string, path: string, maxBytes: number, linkFree = false): Promise<ConfinedFile | null> {
-  const looked = await lookConfined(realFolder, path, maxBytes, linkFree);
+export function readConfined(realFolder: string, path: string, maxBytes: number, linkFree = false): ConfinedFile | null {
+  const looked = lookConfined(realFolder, path, maxBytes, linkFree);
   if (!looked) return null;
   const { real, stats: found } = looked;
 
   // The file may be swapped between the look and the open: refuse a link in its place
   // (O_NOFOLLOW), never wait on a FIFO (O_NONBLOCK), and check that what was opened is what was
   // looked at. Windows has neither flag; there FIFOs and devices cannot sit in a folder.
-  const handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  const fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
-    const opened = await handle.stat({ bigint: true });
+    const opened = fstatSync(fd, { bigint: true });
     if (!opened.isFile() || opened.ino !== found.ino || opened.dev !== found.dev) throw new RefusedFile('changed while it was being read');
     if (opened.size > BigInt(maxBytes)) throw new RefusedFile(tooLarge(opened.size, maxBytes));
     // One byte more than its size, to notice a file that grew after the check. A regular file's
@@ -94,14 +96,14 @@ export async function readConfined(realFolder: string, path: string, maxBytes: n
     let filled = 0;
     for (;;) {
       const wanted = buffer.length - filled;
-      const { bytesRead } = await handle.read(buffer, filled, wanted, filled);
+      const bytesRead = readSync(fd, buffer, filled, wanted, filled);
       filled += bytesRead;
       if (filled === buffer.length) throw new RefusedFile('changed while it was being read');
       if (bytesRead < wanted) break;
     }
     return { bytes: buffer.subarray(0, filled), real, stats: opened };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -40,6 +40,6 @@ export function excerptOf(bytes: Uint8Array, line: number, context = EXCERPT_CON
 
 /** Reads a skill file as loading did (confined to its own folder, a regular file, bounded) and excerpts it; null when it is gone. */
 export async function readExcerpt(path: string, line: number): Promise<Excerpt | null> {
-  const bytes = await readConfinedFile(await realpath(dirname(path)), path, MAX_FILE_BYTES);
+  const bytes = readConfinedFile(await realpath(dirname(path)), path, MAX_FILE_BYTES);
   return bytes ? excerptOf(bytes, line) : null;
 }

@@ -66,13 +66,13 @@ const problem = (path: string, reason: string, capability: string | null = null,
 const reasonOf = (error: unknown) => (error instanceof RefusedFile ? error.message : `could not be read: ${(error as Error).message}`);
 
 /**
- * Files read at once while loading. Each read is several round trips to libuv's thread pool
- * (realpath, stat, open, fstat, read, close); one file after another, 10,000 skills left the
- * process waiting most of its start. Parsing stays on this thread, between reads.
+ * How long the loader reads skill files before it lets the event loop serve what is waiting
+ * (files are read synchronously: confinedFile.ts says why). 10,000 skills take about half a
+ * second to read and parse, in slices no longer than this.
  */
-const READ_CONCURRENCY = 64;
+const SLICE_MS = 8;
 
-type FolderResult = { skill: Omit<SkillSource, 'readBody'>; folder: string } | { diagnostic: ProviderDiagnostic } | null;
+type FolderResult = { skill: Omit<SkillSource, 'readBody'> } | { diagnostic: ProviderDiagnostic } | null;
 
 /**
  * What each skill folder gave at its last read, by `<dir>/<folder>`. A reload reuses it for the
@@ -131,7 +131,7 @@ async function loadSkills(
       diagnostics.push(problem(dir, missing ? 'skills directory does not exist' : `skills directory ${reasonOf(error)}`));
       continue;
     }
-    const readFolder = async (folder: string): Promise<FolderResult> => {
+    const readFolder = (folder: string): FolderResult => {
       const key = join(dir, folder);
       seen.add(key);
       beforeRead(dir, folder);
@@ -139,20 +139,24 @@ async function loadSkills(
       const heardOf = changed.all || changed.folders.has(key);
       // Nothing heard from this folder: what it gave last time stands.
       if (cached && !heardOf && !cached.recheck) return cached.result;
-      const entry = await readSkillFolder(realDir, dir, folder, maxFileBytes, cached, !heardOf, plainFolders.has(folder));
+      const entry = readSkillFolder(realDir, dir, folder, maxFileBytes, cached, !heardOf, plainFolders.has(folder));
       cache.set(key, entry);
       return entry.result;
     };
-    // Read in parallel, then taken in folder order, so which of two same-named skills wins
-    // does not depend on which file came back first.
-    const results = await mapConcurrently(folders, READ_CONCURRENCY, readFolder);
-    for (const result of results) {
+    // Read in folder order, so which of two same-named skills wins is always the same.
+    let slice = performance.now();
+    for (const folder of folders) {
+      if (performance.now() - slice > SLICE_MS) {
+        await new Promise((resume) => setImmediate(resume));
+        slice = performance.now();
+      }
+      const result = readFolder(folder);
       if (!result) continue;
       if ('diagnostic' in result) {
         diagnostics.push(result.diagnostic);
         continue;
       }
-      const { skill, folder } = result;
+      const { skill } = result;
       const { name, path } = skill.contract;
       const earlier = firstPath.get(name);
       if (earlier) {
@@ -174,7 +178,7 @@ async function loadSkills(
  * `trustStats` (the watchers heard nothing from the folder) the same stats skip the read, unless
  * racy; the same bytes always skip the parse.
  */
-async function readSkillFolder(
+function readSkillFolder(
   realDir: string,
   dir: string,
   folder: string,
@@ -183,17 +187,17 @@ async function readSkillFolder(
   trustStats: boolean,
   /** The folder is a directory under realDir, not a link (readdir said so). */
   plainFolder: boolean,
-): Promise<CachedFolder> {
+): CachedFolder {
   const path = join(dir, folder, SKILL_FILE);
   const own = join(realDir, folder, SKILL_FILE);
   const unread = (result: FolderResult, recheck: boolean): CachedFolder => ({ result, stamp: null, hash: null, racy: false, recheck });
   try {
     if (trustStats && cached?.stamp && !cached.racy) {
-      const looked = await lookConfined(realDir, own, maxFileBytes, plainFolder);
+      const looked = lookConfined(realDir, own, maxFileBytes, plainFolder);
       if (looked && stampOf(looked.real, looked.stats) === cached.stamp) return cached;
     }
     const readAt = BigInt(Date.now()) * 1_000_000n;
-    const file = await readConfined(realDir, own, maxFileBytes, plainFolder);
+    const file = readConfined(realDir, own, maxFileBytes, plainFolder);
     if (!file) return unread(null, false); // a folder without SKILL.md is not a skill
     const recheck = file.real !== own;
     const stamp = stampOf(file.real, file.stats);
@@ -202,26 +206,12 @@ async function readSkillFolder(
     if (cached?.hash === hash) return { ...cached, stamp, racy, recheck };
     skillParses.listener?.(path);
     const parsed = parseSkillFile(path, file.bytes);
-    const result: FolderResult = parsed.ok ? { skill: parsed.skill, folder } : { diagnostic: problem(path, parsed.problem.reason, parsed.problem.capability, parsed.problem.line) };
+    const result: FolderResult = parsed.ok ? { skill: parsed.skill } : { diagnostic: problem(path, parsed.problem.reason, parsed.problem.capability, parsed.problem.line) };
     return { result, stamp, hash, racy, recheck };
   } catch (error) {
     // Refused or unreadable: looked at again on every reload that looks at the folder.
     return unread({ diagnostic: problem(path, reasonOf(error)) }, true);
   }
-}
-
-/** `map` with at most `limit` calls pending at once; results in the input's order. */
-async function mapConcurrently<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await map(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** Activation reads the file again, with the same checks as loading. */
@@ -230,7 +220,7 @@ async function rereadBody(realDir: string, folder: string, maxFileBytes: number)
   const stale = (why: string) => new CapstanError('STALE_CAPABILITY', `${path} ${why}; discover it again`, { part: 'contractHash' });
   let bytes: Buffer | null;
   try {
-    bytes = await readConfinedFile(realDir, path, maxFileBytes);
+    bytes = readConfinedFile(realDir, path, maxFileBytes);
   } catch (error) {
     throw stale(reasonOf(error));
   }
