@@ -26,6 +26,7 @@ import type { AgentTokens } from '../store/agentTokens';
 import { asCapstanError, dispatch, errorEnvelope, resolveRequestId, type ApiHandlers } from '../services/api';
 import { authorize, bearerAuthenticator, forbidden } from '../services/principal';
 import { matchesIfNoneMatch } from '../catalog/catalogView';
+import { jsonBody } from './jsonBody';
 import { MAX_EVENT_STREAMS, streamEvents } from './eventStream';
 import { DEFAULT_AGENT_QUOTAS, DEFAULT_MCP_SESSION_IDLE_MS } from '../config';
 import type { AgentQuotas } from '../services/quotas';
@@ -211,7 +212,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
           };
           const answer = await dispatch(options.handlers, operation, input, context);
           request.loggedByCall = operation === 'callTool' && answer.ok;
-          return reply.code(answer.status).send(answer.ok ? answer.value : answer.envelope);
+          if (!answer.ok) return reply.code(answer.status).send(answer.envelope);
+          const body = jsonBody(answer.value);
+          if (body !== answer.value) reply.type('application/json; charset=utf-8');
+          return reply.code(answer.status).send(body);
         },
       });
     }

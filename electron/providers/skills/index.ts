@@ -102,7 +102,9 @@ interface Changed {
   folders: ReadonlySet<string>;
 }
 
-const stampOf = (real: string, stats: BigIntStats) => `${real}\0${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+// Joined, not a template: a template literal leaves a tree of ten string pieces per stamp, which
+// 10,000 cached skills kept (3 MB); join makes one flat string.
+const stampOf = (real: string, stats: BigIntStats) => [real, stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join('\0');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 async function loadSkills(
