@@ -104,9 +104,12 @@ export interface Host {
 
 export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, presentSignIn, openPage }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
-  // Before the ledger opens, so that its stream begins with the first entry this process writes.
-  const telemetry = await startTelemetry(resolveTelemetrySettings(config.telemetry));
   const db = openDatabase(dataDir);
+  // Before the ledger opens, so that its stream begins with the first entry this process writes.
+  const telemetry = await startTelemetry(resolveTelemetrySettings(config.telemetry)).catch((error: unknown) => {
+    db.close();
+    throw error;
+  });
   // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
   let policy: ToolPolicy = toolPolicy(config.toolPolicy);
   const destinations = new DestinationPolicy(config.httpCheck.allow);
