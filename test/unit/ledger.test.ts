@@ -84,6 +84,22 @@ describe('the ledger', () => {
     reader.close();
   });
 
+  it('tells each flush once, after its entries, with how long its oldest entry waited for it', async () => {
+    const { ledger } = ledgerFixture();
+    const heard: string[] = [];
+    ledger.onAppend((entry) => heard.push(`entry ${entry.seq}`));
+    ledger.onFlushed((seconds) => heard.push(`flushed ${seconds >= 0.02 ? 'after the wait' : 'too soon'}`));
+    ledger.append({ kind: 'task_transition', details: {} });
+    // The second entry joins the same batch 20 ms later: the flush is timed from the first.
+    const appended = performance.now();
+    while (performance.now() - appended < 20);
+    ledger.append({ kind: 'task_transition', details: {} });
+    await ledger.durable();
+    expect(heard).toEqual(['entry 1', 'entry 2', 'flushed after the wait']);
+    await ledger.durable();
+    expect(heard).toHaveLength(3);
+  });
+
   it('is refused UPDATE and DELETE by the database itself', () => {
     const { ledger, db } = ledgerFixture();
     ledger.append({ kind: 'task_transition', details: {} });
