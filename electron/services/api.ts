@@ -2,7 +2,6 @@
  * The gateway's side of the API contract: one handler per operation, and the dispatch that
  * every transport (HTTP routes, IPC channels) goes through, validating input on the way in.
  */
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
   operations,
@@ -25,6 +24,7 @@ import type { Catalog } from '../catalog/catalog';
 import { SKILLS_PROVIDER } from '../providers/skills';
 import { readExcerpt } from '../providers/skills/excerpt';
 import { estimateTokensYielding } from '../runtime/admission';
+import { timeOrderedUuid } from '../store/timeOrderedId';
 import type { OAuthRegistry } from '../providers/mcp/oauth/registry';
 import type { McpServers } from '../providers/mcp/servers';
 import type { Ledger } from '../runtime/ledger';
@@ -332,5 +332,5 @@ function withoutMessage(error: unknown): Record<string, unknown> {
 
 /** The client's requestId when it is well formed, else a fresh one. */
 export function resolveRequestId(candidate: unknown): string {
-  return typeof candidate === 'string' && REQUEST_ID_PATTERN.test(candidate) ? candidate : `req-${randomUUID()}`;
+  return typeof candidate === 'string' && REQUEST_ID_PATTERN.test(candidate) ? candidate : `req-${timeOrderedUuid()}`;
 }
