@@ -1,12 +1,12 @@
 /**
  * What the host feeds its telemetry besides operations (tracing.ts): the ledger's durable entries
- * as the audit log stream (streamLedger, from the ledger's opening), approval waits and ledger flushes as histograms, the gauges (catalog
- * size, provider connections, approvals waiting), and, in Diagnostics, what export has cost:
- * spans and records dropped by a full queue or refused by an unreachable backend.
+ * as the audit log stream (streamLedger, from the ledger's opening), approval waits and ledger
+ * flushes as histograms, the gauges (catalog size, provider connections, approvals waiting), and,
+ * in Diagnostics, what export has cost: spans and records dropped by a full queue or refused by
+ * an unreachable backend.
  */
 import type { Catalog } from '../catalog/catalog';
 import type { Ledger } from '../runtime/ledger';
-import { streamDurableEntries } from '../telemetry/ledgerStream';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { Approvals } from './approvals';
 
@@ -15,13 +15,19 @@ export const TELEMETRY_DIAGNOSTICS_MS = 5_000;
 const DIAGNOSTICS_SOURCE = 'telemetry';
 
 /**
- * The ledger's durable entries as the audit log stream, and its flushes as a histogram. Started
- * as soon as the ledger opens, before anything can append (restart recovery, a server's pins),
- * so the stream holds every entry this process wrote.
+ * The ledger's entries as the audit log stream, in seq order, each once it is durable (the ledger
+ * announces nothing a crash could take back), and its flushes as a histogram. Started as soon as
+ * the ledger opens, before anything can append (restart recovery, a server's pins), so the stream
+ * holds every entry this process wrote.
  */
 export function streamLedger(telemetry: Telemetry, ledger: Ledger): () => void {
   if (!telemetry.enabled) return () => undefined;
-  return streamDurableEntries(ledger, (entry) => telemetry.ledgerEntry(entry), (seconds) => telemetry.metrics.ledgerFlush.record(seconds));
+  const stopEntries = ledger.onAppend((entry) => telemetry.ledgerEntry(entry));
+  const stopFlushes = ledger.onFlushed((seconds) => telemetry.metrics.ledgerFlush.record(seconds));
+  return () => {
+    stopEntries();
+    stopFlushes();
+  };
 }
 
 export function feedTelemetry({ telemetry, ledger, catalog, approvals }: { telemetry: Telemetry; ledger: Ledger; catalog: Catalog; approvals: Approvals }): () => void {

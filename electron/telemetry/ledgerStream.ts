@@ -42,26 +42,6 @@ export function ledgerLogAttributes(entry: LedgerEntry): AnyValueMap {
   return attributes;
 }
 
-/**
- * Sends entries in seq order once each is durable: the ledger announces an entry only after the
- * flush that holds it (its group commit), so nothing reaches a backend that a crash could take
- * back. Also measures that wait, the ledger's flush latency. Subscribed as the ledger opens, so
- * the stream holds every entry this process wrote, restart recovery's and a first server's pins
- * included.
- */
-export function streamDurableEntries(
-  ledger: { onAppend(listener: (entry: LedgerEntry) => void): () => void; onFlushed(listener: (seconds: number) => void): () => void },
-  send: (entry: LedgerEntry) => void,
-  onFlushed: (seconds: number) => void,
-): () => void {
-  const stopEntries = ledger.onAppend(send);
-  const stopFlushes = ledger.onFlushed(onFlushed);
-  return () => {
-    stopEntries();
-    stopFlushes();
-  };
-}
-
 /** A stream's entry, rebuilt from one log record's attributes; null when the record is not a ledger entry. */
 export function entryFromRecord(attributes: Record<string, unknown>): LedgerEntry | null {
   const seq = attributes[LEDGER_ATTRIBUTES.seq];
