@@ -10,7 +10,7 @@ import type { LiveStatus } from '../api/transport';
 import type { ToolFilter } from '../../shared/policy';
 import { DEFAULT_SESSION } from '../../shared/tasks';
 import type { LedgerFilter } from './ledgerStore';
-import { followViewInUrl, viewFromUrl } from './urlState';
+import { followViewInUrl, startingSearch, viewFromUrl } from './urlState';
 
 export type KindFilter = 'all' | CapabilityKind;
 /** Drawers opened from the header. */
@@ -75,7 +75,7 @@ export const useConsoleUi = create<ConsoleUiState>()((set) => ({
   query: '',
   selectedId: null,
   // A link or a reload opens the view its address names (urlState.ts).
-  ...viewFromUrl(typeof window === 'undefined' ? '' : window.location.search),
+  ...viewFromUrl(startingSearch()),
   inspectingId: null,
   panel: null,
   reviewingPin: null,

@@ -55,16 +55,82 @@ export function urlForView(view: UrlView): string {
   return search ? `?${search}` : '';
 }
 
-/** Keeps the address in step with the view, replacing it (never pushing) as the operator moves. */
+/**
+ * Typing writes the address once the query rests this long. Each `history.replaceState` costs
+ * the page about 2 ms of its main thread and has Chromium ask the gateway for the favicon again:
+ * on every keystroke, that was a third of the console's keystroke → paint (the console bench).
+ */
+const QUERY_SETTLE_MS = 250;
+/** Where a query typed in the last moments before a reload waits for the page that follows. */
+const TYPED_KEY = 'capstan.view.typed';
+
+const sameView = (a: UrlView, b: UrlView) =>
+  a.selectedId === b.selectedId && a.query === b.query && a.filter === b.filter && a.kind === b.kind && a.provider === b.provider;
+
+const replaceSearch = (search: string) => {
+  if (search === window.location.search) return;
+  try {
+    history.replaceState(history.state, '', `${window.location.pathname}${search}${window.location.hash}`);
+  } catch {
+    // A page whose address cannot change (an opaque file: origin, say) keeps its view in memory only.
+  }
+};
+
+/**
+ * The query string the console's view starts from: the address's own, or on a reload the one
+ * typed just before it, which the address had not caught up with (the page going away keeps it
+ * for the tab, `followViewInUrl`). A link opened in the same tab is never overridden.
+ */
+export function startingSearch(): string {
+  if (typeof window === 'undefined') return '';
+  let typed: string | null = null;
+  try {
+    typed = sessionStorage.getItem(TYPED_KEY);
+    sessionStorage.removeItem(TYPED_KEY);
+  } catch {
+    // No storage: the address is all there is.
+  }
+  const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+  if (typed !== null && navigation?.type === 'reload') replaceSearch(typed);
+  return window.location.search;
+}
+
+/**
+ * Keeps the address in step with the view, replacing it (never pushing) as the operator moves:
+ * at once for a selection or a filter, once typing rests for a query, and a reload in between
+ * still opens the last keystroke's view (`startingSearch`).
+ */
 export function followViewInUrl(subscribe: (listener: (view: UrlView) => void) => () => void): () => void {
   if (typeof window === 'undefined') return () => undefined;
-  return subscribe((view) => {
-    const search = urlForView(view);
-    if (search === window.location.search) return;
+  let last: UrlView | undefined;
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  const write = () => {
+    clearTimeout(typing);
+    typing = undefined;
+    if (last) replaceSearch(urlForView(last));
+  };
+  // An address replaced as the page goes away is not the one a reload asks for: the tab keeps it instead.
+  const keepTyped = () => {
+    if (typing === undefined || !last) return;
     try {
-      history.replaceState(history.state, '', `${window.location.pathname}${search}${window.location.hash}`);
+      sessionStorage.setItem(TYPED_KEY, urlForView(last));
     } catch {
-      // A page whose address cannot change (an opaque file: origin, say) keeps its view in memory only.
+      // No storage: a reload opens the view the address last had.
     }
+  };
+  window.addEventListener('pagehide', keepTyped);
+  const unsubscribe = subscribe((view) => {
+    const before = last;
+    if (before && sameView(view, before)) return;
+    last = view;
+    if (before && sameView({ ...view, query: before.query }, before)) {
+      clearTimeout(typing);
+      typing = setTimeout(write, QUERY_SETTLE_MS);
+    } else write();
   });
+  return () => {
+    unsubscribe();
+    write();
+    window.removeEventListener('pagehide', keepTyped);
+  };
 }

@@ -33,3 +33,11 @@ test('a link naming a tool opens it; a link naming nothing valid opens the plain
   await expect(consolePage.count('total')).not.toBeEmpty({ timeout: 15_000 });
   await expect(consolePage.filterButton('All')).toHaveAttribute('aria-pressed', 'true');
 });
+
+test('typing writes the address once the query rests, and a reload right after the last keystroke still keeps it', async ({ consolePage, page }) => {
+  await consolePage.filterInput.pressSequentially('note');
+  await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('note');
+  await consolePage.filterInput.press('Backspace');
+  await page.reload();
+  await expect(consolePage.filterInput).toHaveValue('not', { timeout: 15_000 });
+});
