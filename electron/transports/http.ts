@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { isIP, type Socket } from 'node:net';
+import { relative } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import Fastify, {
   LogController,
@@ -233,7 +234,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   if (options.rendererDir && existsSync(options.rendererDir)) {
     await app.register(fastifyStatic, {
       root: options.rendererDir,
-      setHeaders: (reply) => reply.header('content-security-policy', `${CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`),
+      setHeaders: (reply, path) => {
+        reply.header('content-security-policy', `${CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`);
+        reply.header('cache-control', consoleFileCaching(relative(options.rendererDir!, path)));
+      },
       // The build keeps source maps beside the bundle for local debugging; a browser gets 404.
       allowedPath: (path) => !/\.map$/i.test(path),
     });
@@ -256,6 +260,18 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   };
 }
 
+
+/**
+ * How long a browser may keep a console file without asking again. The bundle's files are named
+ * by their content, so they never change under a name; the page is asked for every time, so a new
+ * build shows at once; anything else (the favicon, which Chromium fetches again whenever the
+ * address changes) for a day.
+ */
+function consoleFileCaching(file: string): string {
+  if (/^assets[\\/]/.test(file)) return 'public, max-age=31536000, immutable';
+  if (/\.html$/i.test(file)) return 'no-cache';
+  return 'public, max-age=86400';
+}
 
 /** The principal the token check found; a request that did not pass it is UNAUTHORIZED, never the operator. */
 export function principalOf(request: FastifyRequest): Principal {

@@ -27,7 +27,12 @@ describe('capstan serve', () => {
     const assets = join(dirname(CLI), 'renderer', 'assets');
     const map = readdirSync(assets).find((name) => name.endsWith('.js.map'));
     if (!map) throw new Error(`no source map in ${assets} to ask for`);
-    expect((await fetch(`${serve.url}/assets/${map.slice(0, -'.map'.length)}`)).status).toBe(200);
+    const bundle = await fetch(`${serve.url}/assets/${map.slice(0, -'.map'.length)}`);
+    expect(bundle.status).toBe(200);
+    // Named by their content, the bundle's files are kept; the page is asked for again, so a new build shows at once.
+    expect(bundle.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect((await fetch(`${serve.url}/favicon.svg`)).headers.get('cache-control')).toBe('public, max-age=86400');
     for (const path of [`/assets/${map}`, `/assets/${map.slice(0, -'.map'.length)}.MAP`, `/assets/${map.replace(/\.map$/, '.%6dap')}`]) {
       const response = await fetch(`${serve.url}${path}`);
       expect(response.status, path).toBe(404);
