@@ -1,5 +1,6 @@
 /**
- * MCP providers. First, server-everything's `echo` called by eight SDK v2 clients over Streamable
+ * MCP providers. First, server-everything's `echo` called by eight SDK v2 clients (or
+ * `CAPSTAN_BENCH_MCP_CLIENTS`; one shows a call's own latency, nothing queued) over Streamable
  * HTTP along three paths in interleaved rounds (benchMcpPaths): directly, through supergateway,
  * and through `capstan serve`'s `/mcp` as an agent, where the call takes the whole call path
  * (task, grants, schema, ledger entries made durable, requestId and traceparent). Then the time
@@ -113,8 +114,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** The paths an agent's call to server-everything's echo can take, compared in one run. */
 export const MCP_PATHS = ['direct', 'supergateway', 'capstan', 'capstan+telemetry'] as const;
 export type McpPath = (typeof MCP_PATHS)[number];
-/** MCP clients calling at once, each with one call in flight: agents, each on its own connection. */
-const CLIENTS = 8;
+/** MCP clients calling at once, each with one call in flight: agents, each on its own connection (eight, as the issue measured, unless told). */
+const CLIENTS = Number(process.env.CAPSTAN_BENCH_MCP_CLIENTS ?? 8);
 
 /** An OTLP/HTTP endpoint that accepts everything and decodes nothing: what telemetry costs Capstan, not a receiver. */
 async function otlpSink(): Promise<{ url: string; close(): Promise<void> }> {
