@@ -58,7 +58,7 @@ export function urlForView(view: UrlView): string {
 /**
  * Typing writes the address once the query rests this long. Each `history.replaceState` costs
  * the page about 2 ms of its main thread and has Chromium ask the gateway for the favicon again:
- * on every keystroke, that was a third of the console's keystroke → paint (the console bench).
+ * on every keystroke, that was about a fifth of the console's keystroke → paint (the console bench).
  */
 const QUERY_SETTLE_MS = 250;
 /** Where a query typed in the last moments before a reload waits for the page that follows. */
