@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../shared/ledger';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 import { everythingStdio } from '../support/mcp';
-import { startServe, type ServeProcess } from '../support/serveProcess';
+import { killAll, startServe, type ServeProcess } from '../support/serveProcess';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,10 +26,7 @@ beforeAll(async () => {
   target = await startLoopbackServer();
 });
 afterAll(async () => {
-  for (const serve of started) {
-    serve.child.kill('SIGKILL');
-    await serve.exited;
-  }
+  await killAll(started);
   await target.close();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(asksDir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import type { LedgerEntry } from '../../shared/ledger';
 import { runCli } from '../support/cliProcess';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlpReceiver';
-import { startServe, type ServeProcess } from '../support/serveProcess';
+import { killAll, startServe, type ServeProcess } from '../support/serveProcess';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -29,10 +29,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
 });
 afterAll(async () => {
-  for (const serve of started) {
-    serve.child.kill('SIGKILL');
-    await serve.exited;
-  }
+  await killAll(started);
   await target.close();
   await receiver.close();
   rmSync(dataDir, { recursive: true, force: true });

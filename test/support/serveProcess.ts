@@ -31,6 +31,14 @@ export function startElectronMainWithStandIn(args: string[], env: NodeJS.Process
   return launch(ELECTRON_MAIN, args, env, ['--require', ELECTRON_STAND_IN]);
 }
 
+/** Kills what a test started and left running (a test that fails midway leaves its processes), and waits for each to exit. */
+export async function killAll(processes: readonly ServeProcess[]): Promise<void> {
+  for (const serve of processes) {
+    serve.child.kill('SIGKILL');
+    await serve.exited;
+  }
+}
+
 const HOST_WITH_TEST_TOOLS = fileURLToPath(new URL('../../dist/host-with-test-tools.mjs', import.meta.url));
 
 /** A real host with the test provider (test:stubborn_write...) as a process of its own: see hostWithTestTools.ts. */
