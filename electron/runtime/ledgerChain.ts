@@ -15,10 +15,20 @@ export const GENESIS = '0'.repeat(64);
  * has none (null) and is hashed without the field, exactly as it was then, so old ledgers still
  * verify; a newer entry's principal is hashed with it, so setting it to null shows as an edit.
  */
-export function entryHash(entry: Omit<LedgerEntry, 'hash'>): string {
-  const hashed = { ...entry, prevHash: undefined, principal: entry.principal ?? undefined };
+export function entryHash(entry: Omit<LedgerEntry, 'hash'>, canonicalDetails = canonicalJson(entry.details)): string {
   // One-shot: the same bytes as updating with each part, at half the cost of a Hash object.
-  return hash('sha256', entry.prevHash + canonicalJson(hashed));
+  return hash('sha256', entry.prevHash + canonicalEntry(entry, canonicalDetails));
+}
+
+/**
+ * The canonical JSON (RFC 8785) of an entry as hashed: without prevHash, and without principal
+ * when it is null. Made from its members, so that an append, which stores the details' canonical
+ * JSON too, makes that only once: the same bytes as canonicalJson() of the whole entry.
+ */
+function canonicalEntry({ at, capability, kind, principal, requestId, seq, sessionId, taskId }: Omit<LedgerEntry, 'hash'>, details: string): string {
+  const principalMember = principal === null ? '' : `"principal":${canonicalJson(principal)},`;
+  // Members in the order RFC 8785 sorts their names.
+  return `{"at":${canonicalJson(at)},"capability":${canonicalJson(capability)},"details":${details},"kind":${canonicalJson(kind)},${principalMember}"requestId":${canonicalJson(requestId)},"seq":${canonicalJson(seq)},"sessionId":${canonicalJson(sessionId)},"taskId":${canonicalJson(taskId)}}`;
 }
 
 /**

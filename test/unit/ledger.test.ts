@@ -1,8 +1,13 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { canonicalJson } from '../../electron/catalog/digest';
+import { entryHash } from '../../electron/runtime/ledgerChain';
+import { LedgerKind } from '../../shared/ledger';
 import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE, Ledger, LedgerHead, loadLedgerKey } from '../../electron/runtime/ledger';
 import { DATABASE_FILE, openDatabase, type Database } from '../../electron/store/database';
 import { appendForged, MIN_ENTRIES, tamperings, toPreMacLedger } from '../support/tamper';
@@ -62,7 +67,7 @@ describe('the ledger', () => {
     expect(ledger.tail(1)).toEqual([second]);
   });
 
-  it("commits one turn's appends together, and announces them only once they are committed", async () => {
+  it('commits appends together once someone waits for them, and announces them only once they are committed', async () => {
     const { ledger, dataDir } = ledgerFixture();
     const reader = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
     const committed = () => reader.prepare('SELECT seq FROM ledger ORDER BY seq').all().map((row) => row.seq as number);
@@ -117,6 +122,32 @@ describe('the ledger', () => {
     expect(ledger.digest({ a: 1, b: 2 })).toBe(ledger.digest({ b: 2, a: 1 }));
     expect(ledger.digest({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
     expect(ledgerFixture().ledger.digest({ a: 1 })).not.toBe(ledger.digest({ a: 1 }));
+  });
+});
+
+describe('entry hashes', () => {
+  // The hash made from an entry's members (so an append canonicalizes its details once) must be
+  // the one every ledger was written with: the canonical JSON of the whole entry, as verify reads it.
+  it('are the SHA-256 of the previous hash and the canonical JSON of the whole entry, whatever its members hold', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 20 });
+    const entry = fc.record({
+      seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+      at: text,
+      kind: fc.constantFrom(...LedgerKind.options),
+      taskId: fc.option(text),
+      sessionId: fc.option(text),
+      requestId: fc.option(text),
+      capability: fc.option(text),
+      principal: fc.option(text),
+      details: fc.dictionary(text, fc.jsonValue()),
+      prevHash: fc.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    fc.assert(
+      fc.property(entry, (unhashed) => {
+        const whole = canonicalJson({ ...unhashed, prevHash: undefined, principal: unhashed.principal ?? undefined });
+        expect(entryHash(unhashed)).toBe(createHash('sha256').update(unhashed.prevHash + whole).digest('hex'));
+      }),
+    );
   });
 });
 
