@@ -55,6 +55,9 @@ export class CallPath {
     this.journal.record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
       task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
     );
+    // A mutating call's start goes to disk with this turn, not with a later answer: after a crash,
+    // recovery must find it to mark the call's outcome unknown.
+    if (spec.mutating) ledger.commitSoon();
     // A caller that leaves cancels the call in its own name, as the operator's Cancel call would.
     const principal = currentPrincipal();
     const cancel = () => void runAs(principal, () => this.cancel(requestId, reasonOf(callerGone!))).catch(() => undefined);

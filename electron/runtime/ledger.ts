@@ -3,8 +3,8 @@
  * UPDATE and DELETE are refused by triggers in the database; evidence is stored only as
  * HMAC-SHA256 digests under a per-install key.
  *
- * Appends made in one turn of the event loop share one transaction (the store's GroupCommit):
- * under load that is one WAL write for many entries, flushed to disk off the event loop.
+ * Appends share one transaction until someone waits for them (the store's GroupCommit): under
+ * load that is one WAL write for many entries, flushed to disk off the event loop.
  * Whoever answers a client first awaits `durable()`, so an entry a client heard about survives
  * the process being killed and a power loss; listeners hear of entries only once they are
  * committed and flushed, and ledger.head is written only then.
@@ -208,7 +208,8 @@ export class Ledger {
       details: input.details ?? {},
       prevHash: this.#lastHash,
     };
-    const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed) };
+    const details = canonicalJson(unhashed.details);
+    const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed, details) };
     const mac = entryMac(this.#macKey, entry.hash);
     this.#batch.write(() =>
       this.#insert.run(
@@ -220,7 +221,7 @@ export class Ledger {
         entry.requestId,
         entry.capability,
         entry.principal,
-        canonicalJson(entry.details),
+        details,
         entry.prevHash,
         entry.hash,
         mac,
@@ -239,6 +240,11 @@ export class Ledger {
   /** Resolves once everything appended so far is committed to disk. */
   durable(): Promise<void> {
     return this.#batch.durable();
+  }
+
+  /** Commits what is appended when this turn ends, without waiting for it (GroupCommit.commitSoon). */
+  commitSoon(): void {
+    this.#batch.commitSoon();
   }
 
   /** Commits now; for shutdown, before the database closes. */

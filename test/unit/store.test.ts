@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, migrate, openDatabase } from '../../electron/store/database';
-import { GroupCommit } from '../../electron/store/groupCommit';
+import { GroupCommit, UNAWAITED_COMMIT_MS } from '../../electron/store/groupCommit';
 import { migrations } from '../../electron/store/migrations';
 import { readConsoleSettings, writeConsoleSettings } from '../../electron/store/settings';
 import { DEFAULT_CONSOLE_SETTINGS } from '../../shared/api';
@@ -59,6 +59,33 @@ describe('group commit', () => {
     };
     return { db, reader, batch: GroupCommit.of(db), todos, addTodo, close };
   };
+
+  it('leaves a batch no one waits for open past its turn, so the next answer commits it along, and commits it by itself after a short while', async () => {
+    const { batch, todos, addTodo, close } = open();
+    batch.write(() => addTodo('started'));
+    await new Promise(setImmediate);
+    expect(todos()).toEqual([]);
+    batch.write(() => addTodo('finished'));
+    await batch.durable();
+    expect(todos()).toEqual(['started', 'finished']);
+
+    batch.write(() => addTodo('unawaited'));
+    let heard = false;
+    batch.afterDurable(() => (heard = true));
+    await new Promise((done) => setTimeout(done, UNAWAITED_COMMIT_MS + 50));
+    expect(todos()).toEqual(['started', 'finished', 'unawaited']);
+    expect(heard).toBe(true);
+    close();
+  });
+
+  it('commits a batch asked for soon when its turn ends, without anyone waiting for it', async () => {
+    const { batch, todos, addTodo, close } = open();
+    batch.write(() => addTodo('mutating call started'));
+    batch.commitSoon();
+    await new Promise(setImmediate);
+    expect(todos()).toEqual(['mutating call started']);
+    close();
+  });
 
   it('commits the writes of one event-loop turn together when the turn ends, then tells its listeners', async () => {
     const { batch, todos, addTodo, close } = open();
