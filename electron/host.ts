@@ -155,8 +155,10 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     // Set below, before any call can run (a server asks only during one).
     ask: (request, signal) => (asks ? asks.ask(request, signal) : Promise.reject(new Error('the gateway is still starting'))),
   });
+  // The ledger once it has opened, for a start that fails after that.
+  let opened: Ledger | undefined;
   try {
-    ledger = new Ledger(db, loadLedgerKey(dataDir));
+    ledger = opened = new Ledger(db, loadLedgerKey(dataDir));
     stopLedgerStream = streamLedger(telemetry, ledger);
     // Before any MCP server loads: its tools are pinned, or held when they changed (services/pins.ts).
     pins = new Pins({ store: new PinStore(db), ledger, catalog, acceptsNewTools: (name) => mcp.entry(name)?.acceptNewTools === true });
@@ -177,6 +179,12 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     await mcp.close({ now: true });
     void catalog.close();
     stopLedgerStream();
+    // What was appended before the failure (a recovery, a server's pins) is kept, not rolled back.
+    try {
+      opened?.flush();
+    } catch {
+      // The start failed already; a ledger that cannot flush adds nothing to that.
+    }
     db.close();
     await telemetry.shutdown();
     throw error;

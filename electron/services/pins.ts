@@ -40,12 +40,13 @@ export class Pins {
     const now = new Date().toISOString();
     const listed = tools.map((tool) => ({ ...tool, hash: sha256Hex(tool.descriptor) }));
     if (!pins.has(SERVER_ROW)) {
-      // The operator added this server: what it offers now is what they chose.
+      // The operator added this server: what it offers now is what they chose. On record first:
+      // saving the pins commits the ledger's open batch before them, so neither goes without the other.
+      ledger.append({ kind: 'pin_set', details: { provider, tools: listed.length }, principal: SYSTEM });
       store.save([
         { provider, name: SERVER_ROW, hash: identity ? sha256Hex(identity) : '', descriptor: identity ?? {}, pinnedAt: now },
         ...listed.map(({ name, hash, descriptor }) => ({ provider, name, hash, descriptor, pinnedAt: now })),
       ]);
-      ledger.append({ kind: 'pin_set', details: { provider, tools: listed.length }, principal: SYSTEM });
       return new Map();
     }
     if (identity) this.#checkIdentity(provider, pins.get(SERVER_ROW)!, identity, now);
@@ -88,9 +89,9 @@ export class Pins {
       holds.set(name, hold);
     }
     if (acceptedNew.length > 0) {
-      // The operator's setting accepts new tools for them: pinned as they appear, on record.
-      store.save(acceptedNew.map(({ name, hash, descriptor }) => ({ provider, name, hash, descriptor, pinnedAt: now })));
+      // The operator's setting accepts new tools for them: pinned as they appear, on record (first, as above).
       for (const { id, hash } of acceptedNew) ledger.append({ kind: 'pin_set', capability: id, details: { provider, tools: 1, hash, acceptNewTools: true }, principal: SYSTEM });
+      store.save(acceptedNew.map(({ name, hash, descriptor }) => ({ provider, name, hash, descriptor, pinnedAt: now })));
     }
     return holds;
   };
