@@ -112,8 +112,6 @@ export class Ledger {
   #lastHash: string;
   /** Entries made durable by the sync that is ending, announced by its listener (see the constructor). */
   #durable: LedgerEntry[] = [];
-  /** When the oldest of `#durable` was appended (performance.now()), for the flush's duration. */
-  #durableSince = 0;
   /**
    * Whether commits move ledger.head on. Not when it did not vouch for the table at open (missing,
    * failing its MAC, or sealing a different entry): writing over it would erase the evidence.
@@ -170,14 +168,13 @@ export class Ledger {
 
     this.#batch = GroupCommit.of(db);
     // Once per sync of the WAL: the head sealed once, at the newest durable entry, then each entry announced.
-    this.#batch.onCommit(() => {
+    this.#batch.onCommit((waitedSeconds) => {
       const durable = this.#durable;
       this.#durable = [];
       if (durable.length === 0) return;
       this.#seal(durable.at(-1)!);
       for (const entry of durable) for (const listener of this.#listeners) listener(entry);
-      const seconds = (performance.now() - this.#durableSince) / 1000;
-      for (const listener of this.#flushListeners) listener(seconds);
+      for (const listener of this.#flushListeners) listener(waitedSeconds);
     });
   }
 
@@ -227,11 +224,7 @@ export class Ledger {
         mac,
       ),
     );
-    const appendedAt = performance.now();
-    this.#batch.afterDurable(() => {
-      if (this.#durable.length === 0) this.#durableSince = appendedAt;
-      this.#durable.push(entry);
-    });
+    this.#batch.afterDurable(() => this.#durable.push(entry));
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
     return entry;
@@ -242,7 +235,7 @@ export class Ledger {
     return this.#batch.durable();
   }
 
-  /** Commits what is appended when this turn ends, without waiting for it (GroupCommit.commitSoon). */
+  /** Commits what is appended when this turn ends (or the running sync does), without waiting for it (GroupCommit.commitSoon). */
   commitSoon(): void {
     this.#batch.commitSoon();
   }
@@ -341,7 +334,7 @@ export class Ledger {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Hears each flush that made entries durable, with how long its oldest entry waited for it since being appended. */
+  /** Hears each flush that made entries durable, with how long it was waited for (GroupCommit.onCommit). */
   onFlushed(listener: (seconds: number) => void): () => void {
     this.#flushListeners.add(listener);
     return () => this.#flushListeners.delete(listener);

@@ -27,9 +27,10 @@
  * its listeners and resolves its `durable()` only after a sync that started after its COMMIT
  * has returned. Nothing a client hears of is any less durable than under FULL; meanwhile the
  * event loop keeps serving and the calls that arrive join the next batch, which stays open
- * until the running sync ends, then commits and is synced in turn. So there is one sync in
- * flight at most and one COMMIT per sync: as few commits as when the sync blocked everything
- * (a COMMIT per event-loop turn made small batches, each with WAL writes of its own).
+ * until the running sync ends, then commits (if it is wanted by then) and is synced in turn. So
+ * there is one sync in flight at most and one COMMIT per sync: as few commits as when the sync
+ * blocked everything (a COMMIT per event-loop turn made small batches, each with WAL writes of
+ * its own).
  *
  * What it measurably buys (README, Benchmarks): requests served during a flush, such as a
  * console's GET /tools while agents call, answered in a few ms instead of behind the flush. Not
@@ -59,8 +60,8 @@ interface Batch {
   reject: (error: Error) => void;
   /** Called once the batch is durable, in the order they were added, before the listeners. */
   callbacks: (() => void)[];
-  /** Someone waits for it, or asked for it soon: it commits when this turn ends, or when the running sync does. */
-  wanted: boolean;
+  /** Since when (performance.now()) someone waits for it, or asked for it soon: it commits when that turn ends, or when the running sync does. */
+  wantedAt: number | undefined;
 }
 
 export class GroupCommit {
@@ -71,7 +72,7 @@ export class GroupCommit {
     return batch;
   }
 
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(waitedSeconds: number) => void>();
   /** The -wal file this class syncs, or undefined when it leaves syncing to SQLite (see the constructor). */
   readonly #wal: string | undefined;
   /** Begun, not committed. */
@@ -123,7 +124,7 @@ export class GroupCommit {
   commitSoon(): void {
     const batch = this.#open;
     if (!batch) return;
-    batch.wanted = true;
+    batch.wantedAt ??= performance.now();
     // While a sync runs the batch stays open across turns and commits when it ends (#syncLater):
     // one COMMIT per sync, as many writes in it as arrived meanwhile.
     if (this.#syncing.length > 0 || this.#commitTimer) return;
@@ -156,8 +157,12 @@ export class GroupCommit {
     }
   }
 
-  /** Calls `listener` after each sync that made batches durable (after each commit, when SQLite syncs itself). */
-  onCommit(listener: () => void): () => void {
+  /**
+   * Calls `listener` after each sync that made batches durable (after each commit, when SQLite
+   * syncs itself), with how long the longest-waiting of them was waited for: from when it was
+   * first wanted (not from its first write, which may wait for an answer on purpose) to now.
+   */
+  onCommit(listener: (waitedSeconds: number) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -168,7 +173,7 @@ export class GroupCommit {
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     // A batch whose sync failed rejects; no one may be left with an unhandled rejection for it.
     promise.catch(() => {});
-    this.#open = { promise, resolve, reject, callbacks: [], wanted: false };
+    this.#open = { promise, resolve, reject, callbacks: [], wantedAt: undefined };
     this.#unawaitedTimer = setTimeout(() => this.commitSoon(), UNAWAITED_COMMIT_MS);
   }
 
@@ -200,7 +205,7 @@ export class GroupCommit {
       if (error) for (const batch of syncing) batch.reject(new Error(`the database's write-ahead log could not be flushed: ${error.message}`, { cause: error }));
       else this.#done(syncing);
       // What was written while the flush ran and is wanted commits now, in one batch, and is flushed next.
-      if (this.#open?.wanted) this.#commitOpen();
+      if (this.#open?.wantedAt !== undefined) this.#commitOpen();
       this.#syncLater();
     };
     let fd: number;
@@ -240,8 +245,11 @@ export class GroupCommit {
 
   #done(durable: Batch[]): void {
     if (durable.length === 0) return;
+    const now = performance.now();
+    // A batch committed without being wanted (writeNow, flush) was waited for from its commit.
+    const waitedSeconds = Math.max(0, ...durable.map((batch) => now - (batch.wantedAt ?? now))) / 1000;
     for (const batch of durable) for (const callback of batch.callbacks) callback();
-    for (const listener of this.#listeners) listener();
+    for (const listener of this.#listeners) listener(waitedSeconds);
     for (const batch of durable) batch.resolve();
   }
 }

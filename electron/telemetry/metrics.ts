@@ -31,7 +31,7 @@ export function createCapstanMetrics(meter: Meter): CapstanMetrics {
     calls: meter.createCounter('capstan.calls', { description: 'Tool calls, by status and capability', unit: '{call}' }),
     callDuration: meter.createHistogram('capstan.call.duration', { description: 'Tool call latency, from the call service to its answer', unit: 's', advice: { explicitBucketBoundaries: CALL_BUCKETS } }),
     approvalWait: meter.createHistogram('capstan.approval.wait', { description: "How long agents' calls waited for the operator's decision", unit: 's' }),
-    ledgerFlush: meter.createHistogram('capstan.ledger.flush.duration', { description: 'From an entry appended to the ledger to its commit on disk', unit: 's', advice: { explicitBucketBoundaries: CALL_BUCKETS } }),
+    ledgerFlush: meter.createHistogram('capstan.ledger.flush.duration', { description: 'From the ledger being asked to make its entries durable (an answer waiting for them) to their commit on disk', unit: 's', advice: { explicitBucketBoundaries: CALL_BUCKETS } }),
     observe(observed) {
       meter.createObservableGauge('capstan.catalog.capabilities', { description: 'Capabilities in the catalog, per provider and kind', unit: '{capability}' }).addCallback((result: ObservableResult) => {
         for (const { provider, kind, count } of observed.catalogSize()) result.observe(count, { 'capstan.provider': provider, 'capstan.capability.kind': kind });
