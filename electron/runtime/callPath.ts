@@ -55,8 +55,10 @@ export class CallPath {
     this.journal.record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
       task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
     );
-    // A mutating call's start goes to disk with this turn, not with a later answer: after a crash,
-    // recovery must find it to mark the call's outcome unknown.
+    // A mutating call's start is not left for its answer to commit: it commits when this turn ends,
+    // as every write did before batches waited for answers, so that recovery is likelier to find it
+    // after a crash and mark the call's outcome unknown. (Its work has started by then: an entry
+    // durable before the work would cost every mutating call a flush of its own.)
     if (spec.mutating) ledger.commitSoon();
     // A caller that leaves cancels the call in its own name, as the operator's Cancel call would.
     const principal = currentPrincipal();

@@ -26,7 +26,7 @@ export function entryHash(entry: Omit<LedgerEntry, 'hash'>, canonicalDetails = c
  * JSON too, makes that only once: the same bytes as canonicalJson() of the whole entry.
  */
 function canonicalEntry({ at, capability, kind, principal, requestId, seq, sessionId, taskId }: Omit<LedgerEntry, 'hash'>, details: string): string {
-  const principalMember = principal === null ? '' : `"principal":${canonicalJson(principal)},`;
+  const principalMember = principal == null ? '' : `"principal":${canonicalJson(principal)},`;
   // Members in the order RFC 8785 sorts their names.
   return `{"at":${canonicalJson(at)},"capability":${canonicalJson(capability)},"details":${details},"kind":${canonicalJson(kind)},${principalMember}"requestId":${canonicalJson(requestId)},"seq":${canonicalJson(seq)},"sessionId":${canonicalJson(sessionId)},"taskId":${canonicalJson(taskId)}}`;
 }

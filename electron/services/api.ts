@@ -242,7 +242,8 @@ export function createApiHandlers(parts: {
 /**
  * Every answer, success or failure, waits until what the operation appended to the ledger is
  * committed: a task, steer or call a client heard about survives the process being killed.
- * Reads wait at most for a batch already in flight.
+ * A read waits too: it may have seen writes of the open batch (they share the connection), which
+ * its wait commits.
  */
 function answerWhenDurable(ledger: Ledger, handlers: ApiHandlers): ApiHandlers {
   const wrapped = Object.entries(handlers).map(([name, handler]) => [

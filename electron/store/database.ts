@@ -7,9 +7,9 @@
  * NORMAL, WAL mode syncs only at checkpoints: a power loss can take the last commits with it).
  * `fullfsync` asks macOS for F_FULLFSYNC, without which its fsync stops at the drive's cache;
  * elsewhere it does nothing. The cost is one flush per commit, which the group commit
- * (groupCommit.ts) shares among every write of an event-loop turn; once it takes a connection
- * over it does that flush itself, off the event loop, and sets NORMAL so that SQLite does not
- * flush again inside COMMIT: the same guarantee, without blocking every request meanwhile.
+ * (groupCommit.ts) shares among the writes made until an answer waits for them; once it takes a
+ * connection over it does that flush itself, off the event loop, and sets NORMAL so that SQLite
+ * does not flush again inside COMMIT: the same guarantee, without blocking every request meanwhile.
  * README, "Durability".
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';

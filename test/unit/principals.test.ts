@@ -173,7 +173,7 @@ describe('agent tokens', () => {
     const { db, dir, tokens: store } = tokens(() => now);
     const { token } = store.create('bot');
     store.authenticate(token);
-    GroupCommit.of(db).flush(); // the batch the use joined, committed now rather than at the end of this turn
+    GroupCommit.of(db).flush(); // the batch the use joined, committed now rather than when an answer or its time asks
     expect(store.list()[0]!.lastUsedAt).toBe('2026-01-01T00:00:00.000Z');
     now += 30_000;
     store.authenticate(token);
@@ -188,7 +188,7 @@ describe('agent tokens', () => {
     cleanups.unshift(() => other.close());
     const made = new AgentTokens(other).create('cli-made');
     expect(store.authenticate(made.token)).toBe('cli-made');
-    // The gateway's batch (its lastUsedAt) commits at the end of its turn; a test holding the turn commits it by hand.
+    // The gateway's batch (its lastUsedAt) commits when an answer or its time asks; the test commits it by hand.
     GroupCommit.of(db).flush();
     new AgentTokens(other).revoke('cli-made');
     expect(store.authenticate(made.token)).toBeUndefined();
