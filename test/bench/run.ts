@@ -86,7 +86,8 @@ if (wanted('ledger')) {
 }
 
 if (wanted('mcp')) {
-  const paths = await benchMcpPaths(cli);
+  // More rounds narrow the ratio's spread on a host whose speed drifts (CAPSTAN_BENCH_MCP_ROUNDS).
+  const paths = await benchMcpPaths(cli, Number(process.env.CAPSTAN_BENCH_MCP_ROUNDS ?? 5));
   console.log(
     `\nMCP: server-everything's echo, ${paths.clients} SDK v2 clients over Streamable HTTP, one call in flight each, ${paths.rounds.length} interleaved rounds of ${paths.secondsPerRound} s: ` +
       `directly; through supergateway (a bare stdio → HTTP bridge); through capstan serve's /mcp as an agent (capability_call by reference, every call durable in the ledger), telemetry off and on (OTLP to a sink); ` +
@@ -96,6 +97,11 @@ if (wanted('mcp')) {
   console.table(Object.fromEntries(paths.rounds.map((round, index) => [`round ${index + 1}`, Object.fromEntries(MCP_PATHS.map((path) => [path, side(round[path])]))])));
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const of = (path: (typeof MCP_PATHS)[number], figure: 'callsPerSecond' | 'p50Ms' | 'p99Ms') => mean(paths.rounds.map((round) => round[path][figure]));
+  /** The mean of each round's ratio to supergateway, and the rounds' range: how far one run's figure can be trusted. */
+  const againstBridge = (path: (typeof MCP_PATHS)[number]) => {
+    const ratios = paths.rounds.map((round) => round[path].callsPerSecond / round.supergateway.callsPerSecond);
+    return `${fixed(mean(ratios), 2)} (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})`;
+  };
   console.table(
     Object.fromEntries(
       MCP_PATHS.map((path) => [
@@ -104,7 +110,7 @@ if (wanted('mcp')) {
           'calls/s': fixed(of(path, 'callsPerSecond'), 0),
           'p50 ms': fixed(of(path, 'p50Ms'), 2),
           'p99 ms': fixed(of(path, 'p99Ms'), 1),
-          '× supergateway': fixed(mean(paths.rounds.map((round) => round[path].callsPerSecond / round.supergateway.callsPerSecond)), 2),
+          '× supergateway (rounds)': againstBridge(path),
           'p50 added over direct ms': fixed(mean(paths.rounds.map((round) => round[path].p50Ms - round.direct.p50Ms)), 2),
           'server CPU ms/call': fixed(mean(paths.rounds.map((round) => round[path].serverCpuMsPerCall)), 3),
         },
