@@ -97,12 +97,17 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         const { requestId: cancelled, reason } = (body.params ?? {}) as { requestId?: unknown; reason?: unknown };
         sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${reason.slice(0, 200)}` : 'cancelled by the client');
       }
-      // A client that goes away before its answer stops the exchange and cancels what it runs;
-      // its request stays cancellable until the answer has gone out.
+      // A client that goes away before its answer stops the exchange (`gone`) and cancels what it
+      // runs (`running`, which its cancellation or its session's end aborts too); its request stays
+      // cancellable until the answer has gone out.
       const gone = new AbortController();
-      const tracked = isRequest(body) ? sessions.track(session, principal, body.id) : undefined;
+      const running = new AbortController();
+      const tracked = isRequest(body) ? sessions.track(session, principal, body.id, running) : undefined;
       reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) gone.abort('the client went away before its answer');
+        if (!reply.raw.writableFinished) {
+          gone.abort('the client went away before its answer');
+          running.abort(gone.signal.reason);
+        }
         tracked?.done();
       });
       const caller: McpCaller = {
@@ -112,7 +117,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         requestId: request.requestId,
         requestIdIssued: request.requestIdIssued,
         log: request.log,
-        signal: tracked ? AbortSignal.any([gone.signal, tracked.signal]) : gone.signal,
+        signal: running.signal,
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
       if (request.method === 'POST' && isLegacyPost(request)) {

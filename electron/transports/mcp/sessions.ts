@@ -70,16 +70,15 @@ export class McpSessions {
   }
 
   /**
-   * Tracks one request until `done`: the returned signal aborts when the client cancels it
-   * (`cancel`) or the session ends. A request reusing an id still in flight replaces it.
+   * Tracks one request until `done`: `controller`, what the request runs, is aborted when the
+   * client cancels it (`cancel`) or the session ends. A request reusing an id still in flight
+   * replaces it.
    */
-  track(session: McpSession | undefined, principal: Principal, id: unknown): { signal: AbortSignal; done(): void } {
+  track(session: McpSession | undefined, principal: Principal, id: unknown, controller: AbortController): { done(): void } {
     const requests = session?.inFlight ?? this.#sessionlessOf(principal);
     const key = keyOf(id);
-    const controller = new AbortController();
     requests.set(key, controller);
     return {
-      signal: controller.signal,
       done: () => {
         if (requests.get(key) === controller) requests.delete(key);
         if (!session && requests.size === 0) this.#sessionless.delete(principal);
