@@ -128,9 +128,9 @@ export class GroupCommit {
     // While a sync runs the batch stays open across turns and commits when it ends (#syncLater):
     // one COMMIT per sync, as many writes in it as arrived meanwhile.
     if (this.#syncing.length > 0 || this.#commitTimer) return;
+    // No sync can start before this runs: only a commit queues one, and a commit clears this timer.
     this.#commitTimer = setImmediate(() => {
       this.#commitTimer = undefined;
-      if (this.#syncing.length > 0) return;
       this.#commitOpen();
       this.#syncLater();
     });
