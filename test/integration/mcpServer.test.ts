@@ -133,6 +133,42 @@ describe('the discovery flow over Streamable HTTP', { timeout: 60_000 }, () => {
   });
 });
 
+describe('a server lent from request to request', () => {
+  it('answers interleaved requests of two agents and the operator each as itself: its session, its loaded tools', async () => {
+    const other = ((await (await gw.request('/agents', { method: 'POST', body: { name: 'other-agent' } })).json()) as { token: string }).token;
+    const [mine, theirs, operator] = [await client('legacy'), await client('legacy', other), await client('legacy', gw.token)];
+    const found = await mine.call('capabilities_search', { query: 'local status' });
+    const loaded = (await mine.call('tools_load', { reference: found.structuredContent!.items[0].reference })).structuredContent!;
+    const loadedName = ((await mine.client.listTools()).tools.map((tool) => tool.name) as string[]).find((name) => !CAPSTAN_TOOL_NAMES.includes(name));
+    expect(loadedName).toBeTruthy();
+    const sessions = { mine: await sessionOf(loaded.taskId), theirs: undefined as string | undefined, operator: undefined as string | undefined };
+
+    // Each round's requests are in flight together, so the servers that answered one caller's
+    // requests answer the others' next.
+    const tasks: { mine: string[]; theirs: string[]; operator: string[] } = { mine: [], theirs: [], operator: [] };
+    for (let round = 0; round < 12; round += 1) {
+      const [a, b, o, aTools, bTools] = await Promise.all([
+        mine.call('capabilities_list', { limit: 1 }),
+        theirs.call('capabilities_list', { limit: 1 }),
+        operator.call('capabilities_list', { limit: 1 }),
+        mine.client.listTools(),
+        theirs.client.listTools(),
+      ]);
+      tasks.mine.push(a.structuredContent!.taskId);
+      tasks.theirs.push(b.structuredContent!.taskId);
+      tasks.operator.push(o.structuredContent!.taskId);
+      expect(aTools.tools.map((tool) => tool.name)).toContain(loadedName);
+      expect(bTools.tools.map((tool) => tool.name)).not.toContain(loadedName);
+    }
+    sessions.theirs = await sessionOf(tasks.theirs[0]!);
+    sessions.operator = await sessionOf(tasks.operator[0]!);
+    expect(sessions.mine).toMatch(/^agent:http-agent\/mcp-/);
+    expect(sessions.theirs).toMatch(/^agent:other-agent\/mcp-/);
+    expect(sessions.operator).toMatch(/^operator\/mcp-/);
+    for (const who of ['mine', 'theirs', 'operator'] as const) expect(new Set(await Promise.all(tasks[who].map(sessionOf)))).toEqual(new Set([sessions[who]]));
+  });
+});
+
 describe('the gateway in front of /mcp', () => {
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
   const post = (headers: Record<string, string>, body: unknown = initialize) =>

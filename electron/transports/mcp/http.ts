@@ -1,6 +1,6 @@
 /**
- * `/mcp` on the gateway: MCP's Streamable HTTP, stateless (a fresh server per request), for both
- * the 2025 revisions and 2026-07-28. A 2025-era POST is served by legacyExchange.ts, straight to
+ * `/mcp` on the gateway: MCP's Streamable HTTP, stateless (a server of its own for each request),
+ * for both the 2025 revisions and 2026-07-28. A 2025-era POST is served by legacyExchange.ts, straight to
  * the Node response; everything else by the SDK's `createMcpHandler`, whose web `Response` Fastify
  * sends. The gateway's hooks have run before this (Host and Origin checked, the bearer token
  * turned into a principal), and its response hooks apply to both.
@@ -33,7 +33,9 @@ import { sessionFor } from '../../services/principal';
 import { assertWithinQuota, type AgentQuotas } from '../../services/quotas';
 import { serveLegacyPost } from './legacyExchange';
 import { LoadedTools } from './loadedTools';
-import { createCapstanServer, type McpCaller } from './server';
+import type { McpCaller } from './caller';
+import { createCapstanServer, listsLoadedTools } from './server';
+import { McpServerPool } from './serverPool';
 import { McpSessions, type McpSession, type SessionEnd } from './sessions';
 
 export const MCP_PATH = '/mcp';
@@ -62,9 +64,10 @@ export interface McpEndpointOptions {
 
 export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionIdleMs, quotas, log }: McpEndpointOptions): McpEndpoint {
   const parts = { handlers, events, loaded: new LoadedTools() };
-  const handler = createMcpHandler(({ era, authInfo }) => createCapstanServer(era, authInfo!.extra!.caller as McpCaller, parts), {
+  const handler = createMcpHandler(({ era, authInfo }) => createCapstanServer(listsLoadedTools(era, authInfo!.extra!.caller as McpCaller), parts), {
     legacy: 'stateless',
   });
+  const servers = new McpServerPool((dynamic) => createCapstanServer(dynamic, parts));
   const sessions = new McpSessions({ idleMs: sessionIdleMs, onEnd: (session, how) => finishTask(session, how) });
 
   return {
@@ -121,7 +124,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
       if (request.method === 'POST' && isLegacyPost(request)) {
-        return serveLegacyPost(request, reply, { server: () => createCapstanServer('legacy', caller, parts), authInfo, retryMs: SSE_RETRY_MS });
+        return serveLegacyPost(request, reply, { servers, dynamic: listsLoadedTools('legacy', caller), authInfo, retryMs: SSE_RETRY_MS });
       }
       const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
         parsedBody: body,

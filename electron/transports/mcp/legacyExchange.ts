@@ -1,7 +1,8 @@
 /**
- * One 2025-era `POST /mcp`, served as the SDK's stateless legacy serving serves it (a fresh server
- * per request over a Streamable HTTP transport, with its checks and its errors) but written
- * straight to the Node response, through Fastify so the gateway's response hooks still apply.
+ * One 2025-era `POST /mcp`, served as the SDK's stateless legacy serving serves it (a server of
+ * its own for the request over a Streamable HTTP transport, with its checks and its errors) but
+ * written straight to the Node response, through Fastify so the gateway's response hooks still
+ * apply. The server is borrowed from a pool and given back once it has answered (serverPool.ts).
  *
  * The answer is one JSON body when it is ready first, as the Streamable HTTP transport lets a
  * server answer a client that accepts both. It becomes an SSE stream, opened by its priming event
@@ -22,11 +23,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type AuthInfo,
   type JSONRPCMessage,
-  type Server,
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { McpServerPool } from './serverPool';
 
 /** How long an answer may take before its client is shown a live stream instead. */
 const STREAM_AFTER_MS = 1000;
@@ -38,8 +39,10 @@ const MAX_BATCH_SIZE = 100;
 const PRIMING_SINCE = '2025-11-25';
 
 export interface LegacyExchangeOptions {
-  /** A fresh server for this request, as the SDK's handler factory makes one. */
-  server: () => Server;
+  /** Where the request's server comes from, and goes back to. */
+  servers: McpServerPool;
+  /** Whether the server lists loaded tools (server.ts `listsLoadedTools`). */
+  dynamic: boolean;
   authInfo: AuthInfo;
   /** How soon a client whose stream broke should come back (the priming event's `retry:`). */
   retryMs: number;
@@ -79,12 +82,18 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   const asked = initialize?.params?.protocolVersion;
   const protocolVersion = initialize ? (typeof asked === 'string' ? asked : undefined) : version;
   const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
-  const server = options.server();
+  const { servers, dynamic } = options;
+  const server = servers.borrow(dynamic);
   await server.connect(exchange);
-  // The response closing (answered, or its client gone) closes the server, and with it this exchange.
-  reply.raw.once('close', () => void server.close().catch(() => undefined));
+  // The response closing (answered, or its client gone) closes the server, and with it this
+  // exchange; a server that answered everything, and was not initialized, can serve another.
+  reply.raw.once('close', () => {
+    const reusable = exchange.answered && !initialize;
+    server.close().then(() => reusable && servers.giveBack(dynamic, server), () => undefined);
+  });
   for (const message of messages) exchange.onmessage?.(message, { authInfo: options.authInfo });
-  return exchange.sent;
+  await exchange.sent;
+  return reply;
 }
 
 function refuse(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
@@ -102,23 +111,33 @@ class LegacyExchange implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
-  /** Resolves with the reply once it is sent (JSON) or its stream is open (SSE). */
-  readonly sent: Promise<FastifyReply>;
+  /** Resolves once the reply is sent (JSON) or its stream is open (SSE). */
+  readonly sent: Promise<void>;
   readonly #answers = new Map<string, Response | undefined>();
   readonly #ids: Id[];
+  /**
+   * Until the exchange closes. The server's transport callbacks, which V8 keeps in old space,
+   * hold this exchange until the next full GC (serverPool.ts): once closed it lets go of the
+   * response, so that is not kept with it.
+   */
+  #reply: FastifyReply | undefined;
   #stream: PassThrough | undefined;
   #finished = false;
+  #closed = false;
+  /** Every request got its answer. */
+  #answered = false;
   /** A JSON answer went to Fastify (which may still be running its hooks: `reply.sent` is not yet true). */
   #replied = false;
   #streamTimer: NodeJS.Timeout;
   #keepAlive: NodeJS.Timeout | undefined;
-  #resolveSent!: (reply: FastifyReply) => void;
+  #resolveSent!: () => void;
 
   constructor(
-    private readonly reply: FastifyReply,
+    reply: FastifyReply,
     requests: readonly { id: Id }[],
     private readonly options: { batch: boolean; priming: boolean; retryMs: number },
   ) {
+    this.#reply = reply;
     this.#ids = requests.map((request) => request.id);
     for (const id of this.#ids) this.#answers.set(keyOf(id), undefined);
     this.sent = new Promise((resolve) => (this.#resolveSent = resolve));
@@ -126,6 +145,11 @@ class LegacyExchange implements Transport {
   }
 
   async start(): Promise<void> {}
+
+  /** Every request of the exchange was answered: nothing the server ran for it is still running. */
+  get answered(): boolean {
+    return this.#answered;
+  }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#finished) return;
@@ -142,32 +166,40 @@ class LegacyExchange implements Transport {
     this.#event(message);
   }
 
-  /** Ends the exchange: its stream ends; a request never answered (the gateway closing) gets an error. */
+  /**
+   * Ends the exchange, as its server closes it once the response is done: a stream still open
+   * ends, and a request never answered (its client gone, or the gateway closing) gets an error if
+   * it still can. The server is told, so it lets go of this transport.
+   */
   async close(): Promise<void> {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#stop();
-    if (this.#stream) this.#stream.end();
-    else if (!this.#replied && !this.reply.raw.destroyed) refuse(this.reply, 503, -32000, 'The exchange closed before its answer');
-    this.#resolveSent(this.reply);
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#finished) {
+      this.#finished = true;
+      this.#stop();
+      const reply = this.#reply!;
+      if (this.#stream) this.#stream.end();
+      else if (!this.#replied && !reply.raw.destroyed) refuse(reply, 503, -32000, 'The exchange closed before its answer');
+      this.#resolveSent();
+    }
+    this.#reply = undefined;
+    this.#stream = undefined;
+    this.#answers.clear();
     this.onclose?.();
   }
 
-  /**
-   * Every request answered: the exchange ends. The server is not told its transport closed, as
-   * nothing of it is pending; telling it would make it build a connection-closed error (with its
-   * stack) for no one, 0.5% of a call.
-   */
+  /** Every request answered: the answer goes out, and the exchange waits for its server to close it. */
   #finish(): void {
     this.#finished = true;
+    this.#answered = true;
     this.#stop();
     if (this.#stream) this.#stream.end();
     else {
       const answers = this.#ids.map((id) => this.#answers.get(keyOf(id))!);
       this.#replied = true;
-      this.reply.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
+      this.#reply!.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
     }
-    this.#resolveSent(this.reply);
+    this.#resolveSent();
   }
 
   #openStream(): void {
@@ -177,11 +209,11 @@ class LegacyExchange implements Transport {
     if (this.options.priming) this.#stream.write(`id: ${randomUUID()}\nretry: ${this.options.retryMs}\ndata: \n\n`);
     this.#keepAlive = setInterval(() => this.#stream?.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     this.#keepAlive.unref();
-    this.reply
+    this.#reply!
       .code(200)
       .headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' })
       .send(this.#stream);
-    this.#resolveSent(this.reply);
+    this.#resolveSent();
   }
 
   #event(message: JSONRPCMessage): void {

@@ -18,7 +18,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { ErrorEnvelope, OperationName, OperationOutput } from '../../../shared/api';
 import { dispatch, type ApiHandlers, type CallContext } from '../../services/api';
-import type { McpCaller } from './server';
+import { callerOf, type McpCaller } from './caller';
 
 /** The prefix a listed URI takes when several MCP servers list it as it is. */
 export const QUALIFIED_URI = 'capstan:resource/';
@@ -35,20 +35,19 @@ const CALLER_MISTAKES = new Set([
   'SERVER_FEATURE_UNSUPPORTED',
 ]);
 
-export function registerDeclared(server: Server, caller: McpCaller, handlers: ApiHandlers): void {
-  const { sessionId } = caller;
-  const context = (): CallContext => ({ requestId: caller.requestId, requestIdIssued: caller.requestIdIssued, log: caller.log, principal: caller.principal, signal: caller.signal });
-  async function run<K extends OperationName>(operation: K, input: unknown, uri?: string): Promise<OperationOutput<K>> {
-    const reply = await dispatch(handlers, operation, input, context());
+export function registerDeclared(server: Server, handlers: ApiHandlers): void {
+  const context = (caller: McpCaller): CallContext => ({ requestId: caller.requestId, requestIdIssued: caller.requestIdIssued, log: caller.log, principal: caller.principal, signal: caller.signal });
+  async function run<K extends OperationName>(caller: McpCaller, operation: K, input: unknown, uri?: string): Promise<OperationOutput<K>> {
+    const reply = await dispatch(handlers, operation, input, context(caller));
     if (reply.ok) return reply.value;
     throw protocolError(reply.envelope, uri);
   }
 
-  const resources = () => run('listResources', { sessionId });
-  const prompts = () => run('listPrompts', { sessionId });
+  const resources = (caller: McpCaller) => run(caller, 'listResources', { sessionId: caller.sessionId });
+  const prompts = (caller: McpCaller) => run(caller, 'listPrompts', { sessionId: caller.sessionId });
 
-  server.setRequestHandler('resources/list', async () => {
-    const { resources: listed } = await resources();
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
+    const { resources: listed } = await resources(callerOf(ctx));
     const shared = repeated(listed.map((resource) => resource.uri));
     return {
       resources: listed.map(({ id, uri, name, title, description, mimeType, size, icons }) => ({
@@ -63,8 +62,8 @@ export function registerDeclared(server: Server, caller: McpCaller, handlers: Ap
     };
   });
 
-  server.setRequestHandler('resources/templates/list', async () => {
-    const { templates } = await resources();
+  server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
+    const { templates } = await resources(callerOf(ctx));
     return {
       resourceTemplates: templates.map(({ uriTemplate, name, title, description, mimeType, icons }) => ({
         uriTemplate,
@@ -77,15 +76,16 @@ export function registerDeclared(server: Server, caller: McpCaller, handlers: Ap
     };
   });
 
-  server.setRequestHandler('resources/read', async (request) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const caller = callerOf(ctx);
     const { uri } = request.params;
     const byId = uri.startsWith(QUALIFIED_URI) ? { id: uri.slice(QUALIFIED_URI.length) } : { uri };
-    const read = await run('readResource', { ...byId, sessionId, requestId: caller.requestId }, uri);
+    const read = await run(caller, 'readResource', { ...byId, sessionId: caller.sessionId, requestId: caller.requestId }, uri);
     return { contents: read.contents.map((part) => ({ ...part, uri: byId.id ? uri : part.uri })) as never };
   });
 
-  server.setRequestHandler('prompts/list', async () => {
-    const { prompts: listed } = await prompts();
+  server.setRequestHandler('prompts/list', async (_request, ctx) => {
+    const { prompts: listed } = await prompts(callerOf(ctx));
     const shared = repeated(listed.map((prompt) => prompt.name));
     return {
       prompts: listed.map(({ id, name, title, description, arguments: args, icons }) => ({
@@ -98,24 +98,26 @@ export function registerDeclared(server: Server, caller: McpCaller, handlers: Ap
     };
   });
 
-  server.setRequestHandler('prompts/get', async (request) => {
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const caller = callerOf(ctx);
     const { name, arguments: args = {} } = request.params;
-    const got = await run('getPrompt', { ...promptRef(name), arguments: args, sessionId, requestId: caller.requestId });
+    const got = await run(caller, 'getPrompt', { ...promptRef(name), arguments: args, sessionId: caller.sessionId, requestId: caller.requestId });
     return { ...(got.description !== undefined ? { description: got.description } : {}), messages: got.messages as never };
   });
 
-  server.setRequestHandler('completion/complete', async (request) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const caller = callerOf(ctx);
     const { ref, argument, context: given } = request.params;
     let id: string | undefined;
     if (ref.type === 'ref/prompt') {
       const named = promptRef(ref.name);
-      id = named.id ?? (await prompts()).prompts.find((prompt) => prompt.name === named.name)?.id;
+      id = named.id ?? (await prompts(caller)).prompts.find((prompt) => prompt.name === named.name)?.id;
     } else {
-      id = (await resources()).templates.find((template) => template.uriTemplate === ref.uri)?.id;
+      id = (await resources(caller)).templates.find((template) => template.uriTemplate === ref.uri)?.id;
     }
     // Something the agent may not discover, or that is not there: no suggestions, as a server with none would say.
     if (!id) return { completion: { values: [] } };
-    const reply = await dispatch(handlers, 'completeArgument', { id, argument, ...(given?.arguments ? { context: given.arguments } : {}), sessionId }, context());
+    const reply = await dispatch(handlers, 'completeArgument', { id, argument, ...(given?.arguments ? { context: given.arguments } : {}), sessionId: caller.sessionId }, context(caller));
     // Capstan declares completions for every server behind it; one that offers none has no suggestions, which is no error.
     if (!reply.ok && reply.envelope.error.code === 'SERVER_FEATURE_UNSUPPORTED') return { completion: { values: [] } };
     if (!reply.ok) throw protocolError(reply.envelope, undefined);

@@ -1,9 +1,13 @@
 /**
- * One MCP server instance for one request (HTTP is stateless: the SDK asks the factory for a
- * fresh instance per request). It answers `tools/list` and `tools/call`, and every call is one
+ * Capstan's MCP server, as `/mcp` serves it over stateless HTTP (one request at a time, each
+ * with its own transport). It answers `tools/list` and `tools/call`, and every call is one
  * `dispatch` of a gateway operation in the client's Capstan session: the one call path, never
  * around it. The low-level `Server` is used because the tool set is computed per request and
  * dispatch already validates every input.
+ *
+ * Who asks is each request's own (`McpCaller`, carried in its `authInfo`), never the server's:
+ * an instance holds nothing of one request into the next, so the HTTP entry may lend an idle one
+ * to the next request (serverPool.ts).
  *
  * Errors: a Capstan failure is a tool result with `isError: true`, its text the envelope's
  * `CODE: message` and its `structuredContent` the whole envelope, so the model reads what went
@@ -14,30 +18,15 @@ import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@
 import type { OperationName } from '../../../shared/api';
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CapstanError } from '../../../shared/errors';
-import { isAgent, type Principal } from '../../../shared/principal';
+import { isAgent } from '../../../shared/principal';
 import type { EventBus } from '../../services/events';
-import type { Logger } from '../../logger';
 import { dispatch, errorEnvelope, type ApiHandlers, type CallContext, type Reply } from '../../services/api';
 import { incomingTraceOf } from '../../telemetry/trace';
+import { callerOf, type McpCaller } from './caller';
 import type { LoadedTools } from './loadedTools';
 import { registerDeclared } from './resources';
 import { callProgress } from './progress';
 import { CAPSTAN_TOOL_DESCRIPTORS, CAPSTAN_TOOLS, INSTRUCTIONS, SERVER_INFO } from '../../../shared/mcpTools';
-
-/** Who is asking, as the HTTP entry established it. */
-export interface McpCaller {
-  principal: Principal;
-  /** The Capstan session the client's operations run in. */
-  sessionId: string;
-  /** The client keeps a session of its own (it presented an Mcp-Session-Id), so its tools/list may grow. */
-  keepsSession: boolean;
-  requestId: string;
-  /** The gateway made `requestId` itself (http.ts): no caller can have used it. */
-  requestIdIssued: boolean;
-  log: Logger;
-  /** Aborts when the client cancels the request or goes away before its answer: what it runs is cancelled. */
-  signal?: AbortSignal | undefined;
-}
 
 export interface McpServerParts {
   handlers: ApiHandlers;
@@ -50,25 +39,28 @@ export interface McpServerParts {
 const GONE = new Set(['STALE_CAPABILITY', 'TOOL_NOT_LOADED', 'CAPABILITY_NOT_FOUND']);
 
 /**
- * `era` decides whether loaded tools may join `tools/list`: the 2026-07-28 revision forbids a
+ * Whether loaded tools may join `tools/list` (`dynamic`): the 2026-07-28 revision forbids a
  * tool list that varies per connection or as a side effect of other requests, so there they are
  * called through `capability_call` only; a 2025-era client that keeps a session sees them
  * listed, announced with `notifications/tools/list_changed` on the response that changed it.
  */
-export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller, { handlers, loaded, events }: McpServerParts): Server {
-  const dynamic = era === 'legacy' && caller.keepsSession;
+export const listsLoadedTools = (era: 'legacy' | 'modern', caller: McpCaller): boolean => era === 'legacy' && caller.keepsSession;
+
+/** A server for requests whose callers all list loaded tools, or none does (`listsLoadedTools`). */
+export function createCapstanServer(dynamic: boolean, { handlers, loaded, events }: McpServerParts): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: dynamic }, resources: {}, prompts: {}, completions: {} }, instructions: INSTRUCTIONS });
-  const { sessionId } = caller;
 
   // The MCP servers' resources, templates and prompts the agent's grants let it discover, read
   // and get: each a dispatch of the same operations as HTTP (resources.ts says how they map).
-  registerDeclared(server, caller, handlers);
+  registerDeclared(server, handlers);
 
-  server.setRequestHandler('tools/list', async () => ({
-    tools: dynamic ? [...CAPSTAN_TOOL_DESCRIPTORS, ...loaded.list(sessionId)] : [...CAPSTAN_TOOL_DESCRIPTORS],
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: dynamic ? [...CAPSTAN_TOOL_DESCRIPTORS, ...loaded.list(callerOf(ctx).sessionId)] : [...CAPSTAN_TOOL_DESCRIPTORS],
   }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
+    const caller = callerOf(ctx);
+    const { sessionId } = caller;
     const { name, arguments: args = {} } = request.params;
     const capstanTool = CAPSTAN_TOOLS.get(name);
     const loadedReference = capstanTool || !dynamic ? undefined : loaded.reference(sessionId, name);
@@ -93,7 +85,7 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
         if (operation === 'callTool' && !isObject(args.reference)) return failure(refusal(new CapstanError('ARGUMENT_MISSING', 'reference', { field: 'reference' }), context));
         const input = operation === 'callTool' ? callByReference(args.reference as CapabilityReference, args.arguments ?? {}, caller) : { ...args, sessionId };
         reply = await dispatch(handlers, operation, input, context);
-        if (dynamic && reply.ok && operation === 'toolsLoad') listChanged = await remember(reply.value as { taskId: string; reference: CapabilityReference });
+        if (dynamic && reply.ok && operation === 'toolsLoad') listChanged = await remember(reply.value as { taskId: string; reference: CapabilityReference }, caller);
       }
     } finally {
       await progress?.stop();
@@ -104,7 +96,8 @@ export function createCapstanServer(era: 'legacy' | 'modern', caller: McpCaller,
   });
 
   /** Lists a tool tools_load just admitted, described by its contract (one more read through dispatch). */
-  async function remember({ taskId, reference }: { taskId: string; reference: CapabilityReference }): Promise<boolean> {
+  async function remember({ taskId, reference }: { taskId: string; reference: CapabilityReference }, caller: McpCaller): Promise<boolean> {
+    const { sessionId } = caller;
     const inspected = await dispatch(handlers, 'capabilitiesInspect', { sessionId, reference }, { requestId: caller.requestId, log: caller.log, principal: caller.principal });
     return inspected.ok && inspected.value.contract.kind === 'tool' && loaded.add(sessionId, taskId, inspected.value.contract as ToolContract, reference);
   }

@@ -1,0 +1,119 @@
+/**
+ * Which server a 2025-era `POST /mcp` exchange borrows, and whether it goes back to the pool:
+ * the SDK's own `Server` behind a real Fastify route on loopback, served by `serveLegacyPost` as
+ * the gateway serves `/mcp` (http.ts adds its hooks, sessions and the caller, not exercised here).
+ */
+import { Server } from '@modelcontextprotocol/server';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serveLegacyPost } from '../../electron/transports/mcp/legacyExchange';
+import { KEEP_IDLE, McpServerPool } from '../../electron/transports/mcp/serverPool';
+import { waitFor } from '../support/mcp';
+
+let app: FastifyInstance;
+let url: string;
+let pool: McpServerPool;
+let built: Server[];
+/** `tools/call` answers once the test lets it: each waiting call's release. */
+let held: (() => void)[];
+
+function build(): Server {
+  const server = new Server({ name: 'pooled', version: '1' }, { capabilities: { tools: {} } });
+  server.setRequestHandler('tools/list', async () => ({ tools: [] }));
+  server.setRequestHandler('tools/call', async () => {
+    await new Promise<void>((resolve) => held.push(resolve));
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  built.push(server);
+  return server;
+}
+
+const post = (body: unknown, signal?: AbortSignal) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify(body),
+    signal,
+  });
+const list = async (id: number) => (await post({ jsonrpc: '2.0', id, method: 'tools/list' })).json();
+const call = (id: number, signal?: AbortSignal) => post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: {} } }, signal);
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+beforeAll(async () => {
+  app = Fastify();
+  app.post('/mcp', (request, reply) => serveLegacyPost(request, reply, { servers: pool, dynamic: false, authInfo: { token: '', clientId: 'test', scopes: [] }, retryMs: 1000 }));
+  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/mcp`;
+});
+afterAll(() => app.close());
+beforeEach(() => {
+  pool = new McpServerPool(build);
+  built = [];
+  held = [];
+});
+
+describe('the servers behind 2025-era /mcp exchanges', () => {
+  it('lends one server to request after request once each has answered', async () => {
+    for (let id = 1; id <= 5; id += 1) {
+      expect(await list(id)).toEqual({ jsonrpc: '2.0', id, result: { tools: [] } });
+      await waitFor('the server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+    }
+    expect(built).toHaveLength(1);
+  });
+
+  it('lends none that is busy: requests in flight together each have a server of their own', async () => {
+    const answers = [call(1), call(2), call(3)];
+    await waitFor('three calls to wait', () => (held.length === 3 ? true : undefined), 5_000);
+    expect(built).toHaveLength(3);
+    for (const release of held) release();
+    expect(await Promise.all(answers.map(async (answer) => (await answer).status))).toEqual([200, 200, 200]);
+    await waitFor('all three back in the pool', () => (pool.idle === 3 ? true : undefined), 5_000);
+  });
+
+  it('does not lend on the server that answered an initialize, which keeps what the client negotiated', async () => {
+    const answered = await post(initialize);
+    expect(((await answered.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
+    await waitFor('the initialized server to close', () => (built[0]!.transport === undefined ? true : undefined), 5_000);
+    await list(2);
+    expect(built).toHaveLength(2);
+    await waitFor('the second server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+  });
+
+  it('does not lend on a server whose client went away before its answer', async () => {
+    const gone = new AbortController();
+    const abandoned = call(1, gone.signal).catch(() => 'aborted');
+    await waitFor('the call to wait', () => (held.length === 1 ? true : undefined), 5_000);
+    gone.abort();
+    expect(await abandoned).toBe('aborted');
+    await waitFor('the abandoned server to close', () => (built[0]!.transport === undefined ? true : undefined), 5_000);
+    // Its handler finishes after its exchange closed: nothing of it reaches the next request's.
+    held[0]!();
+    expect(await list(2)).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
+    expect(built).toHaveLength(2);
+    await waitFor('only the second server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+  });
+});
+
+describe('McpServerPool', () => {
+  const make = () => new McpServerPool((dynamic) => new Server({ name: dynamic ? 'dynamic' : 'fixed', version: '1' }, { capabilities: { tools: { listChanged: dynamic } } }));
+
+  it('keeps servers that list loaded tools apart from those that do not, and takes back only closed ones', async () => {
+    const servers = make();
+    const fixed = servers.borrow(false);
+    const dynamic = servers.borrow(true);
+    servers.giveBack(false, fixed);
+    servers.giveBack(true, dynamic);
+    expect(servers.borrow(true)).toBe(dynamic);
+    expect(servers.borrow(false)).toBe(fixed);
+
+    await fixed.connect({ start: async () => {}, send: async () => {}, close: async () => {} });
+    servers.giveBack(false, fixed);
+    expect(servers.idle).toBe(0);
+  });
+
+  it(`keeps at most ${KEEP_IDLE} idle servers of a kind; the rest are let go`, () => {
+    const servers = make();
+    const many = Array.from({ length: KEEP_IDLE + 8 }, () => servers.borrow(false));
+    for (const server of many) servers.giveBack(false, server);
+    expect(servers.idle).toBe(KEEP_IDLE);
+  });
+});
