@@ -80,16 +80,45 @@ describe('the servers behind 2025-era /mcp exchanges', () => {
 
   it('does not lend on a server whose client went away before its answer', async () => {
     const gone = new AbortController();
-    const abandoned = call(1, gone.signal).catch(() => 'aborted');
+    // Aborted before its answer, or (on a slow machine, after a second) while its stream is open.
+    const abandoned = call(1, gone.signal).then((answer) => answer.text()).catch(() => undefined);
     await waitFor('the call to wait', () => (held.length === 1 ? true : undefined), 5_000);
     gone.abort();
-    expect(await abandoned).toBe('aborted');
+    await abandoned;
     await waitFor('the abandoned server to close', () => (built[0]!.transport === undefined ? true : undefined), 5_000);
     // Its handler finishes after its exchange closed: nothing of it reaches the next request's.
     held[0]!();
     expect(await list(2)).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
     expect(built).toHaveLength(2);
     await waitFor('only the second server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+  });
+
+  it('lends one server to a batch, and takes it back once every request of it is answered, as JSON or as a stream', async () => {
+    const batch = await post([
+      { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
+    ]);
+    expect(((await batch.json()) as { id: string }[]).map((answer) => answer.id)).toEqual(['a', 'b']);
+    await waitFor('the batch server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+    // Not ready within a second: the answer becomes a stream, and the server still goes back once it is sent.
+    const streamed = call(2);
+    await waitFor('the call to wait', () => (held.length === 1 ? true : undefined), 5_000);
+    const answer = await streamed;
+    expect(answer.headers.get('content-type')).toBe('text/event-stream');
+    held[0]!();
+    expect(await answer.text()).toContain('"id":2');
+    await waitFor('the streaming server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+    expect(built).toHaveLength(1);
+  });
+
+  it('refuses a batch whose requests share an id, before any server is lent', async () => {
+    const refused = await post([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    ]);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('id of its own') } });
+    expect(built).toHaveLength(0);
   });
 });
 
@@ -108,6 +137,13 @@ describe('McpServerPool', () => {
     await fixed.connect({ start: async () => {}, send: async () => {}, close: async () => {} });
     servers.giveBack(false, fixed);
     expect(servers.idle).toBe(0);
+  });
+
+  it('refuses to lend a server that would keep per-client state of its own', () => {
+    const logging = new McpServerPool(() => new Server({ name: 'logs', version: '1' }, { capabilities: { tools: {}, logging: {} } }));
+    expect(() => logging.borrow(false)).toThrow(/per-client state/);
+    const subscribing = new McpServerPool(() => new Server({ name: 'subscribes', version: '1' }, { capabilities: { resources: { subscribe: true } } }));
+    expect(() => subscribing.borrow(false)).toThrow(/per-client state/);
   });
 
   it(`keeps at most ${KEEP_IDLE} idle servers of a kind; the rest are let go`, () => {

@@ -78,13 +78,25 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   // they could change (a cancellation is the gateway's own, http.ts), so none is made for them.
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return reply.code(202).send();
+  // Two requests under one id could not be told apart in the answer, nor could the server tell
+  // when each has ended: a request still running must never outlive its exchange (serverPool.ts).
+  if (new Set(requests.map((message) => keyOf(message.id))).size < requests.length) {
+    return refuse(reply, 400, -32600, 'Invalid Request: each request in a batch needs an id of its own');
+  }
 
   const asked = initialize?.params?.protocolVersion;
   const protocolVersion = initialize ? (typeof asked === 'string' ? asked : undefined) : version;
   const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
   const { servers, dynamic } = options;
   const server = servers.borrow(dynamic);
-  await server.connect(exchange);
+  try {
+    await server.connect(exchange);
+  } catch (error) {
+    // Never lent on: the exchange answers 503 and ends.
+    request.log.error({ err: error }, 'could not connect an MCP server to its exchange');
+    await exchange.close();
+    return reply;
+  }
   // The response closing (answered, or its client gone) closes the server, and with it this
   // exchange; a server that answered everything, and was not initialized, can serve another.
   reply.raw.once('close', () => {

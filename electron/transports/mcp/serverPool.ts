@@ -11,9 +11,11 @@
  * young generation promoted per scavenge under `/mcp` load (docs/benchmarks.md).
  *
  * A server is only given back when it is safe to lend again: its exchange answered every request
- * (nothing of it still runs, so nothing late can reach the next exchange), and none of them was
- * an `initialize`, the one request that leaves state in a server (the client's capabilities and
- * the negotiated revision).
+ * (ids are unique within an exchange, so nothing of it still runs and nothing late can reach the
+ * next exchange), and none of them was an `initialize`, the one request that leaves state in a
+ * server (the client's capabilities and the negotiated revision). That holds only while the
+ * server declares nothing that keeps per-client state of its own, which `borrow` checks of every
+ * server it builds: no `logging` (a level per session), no resource subscriptions.
  */
 import type { Server } from '@modelcontextprotocol/server';
 
@@ -30,7 +32,7 @@ export class McpServerPool {
   constructor(private readonly build: (dynamic: boolean) => Server) {}
 
   borrow(dynamic: boolean): Server {
-    return this.#idle.get(dynamic)!.pop() ?? this.build(dynamic);
+    return this.#idle.get(dynamic)!.pop() ?? lendable(this.build(dynamic));
   }
 
   /** Takes back a server that is closed (no transport) and safe to lend again (see above). */
@@ -42,4 +44,10 @@ export class McpServerPool {
   get idle(): number {
     return this.#idle.get(false)!.length + this.#idle.get(true)!.length;
   }
+}
+
+function lendable(server: Server): Server {
+  const { logging, resources } = server.getCapabilities();
+  if (logging !== undefined || resources?.subscribe) throw new Error('A server that keeps per-client state (logging, resource subscriptions) cannot be lent from request to request');
+  return server;
 }
