@@ -3,7 +3,7 @@
  * the SDK's own `Server` behind a real Fastify route on loopback, served by `serveLegacyPost` as
  * the gateway serves `/mcp` (http.ts adds its hooks, sessions and the caller, not exercised here).
  */
-import { Server } from '@modelcontextprotocol/server';
+import { Server, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serveLegacyPost } from '../../electron/transports/mcp/legacyExchange';
@@ -124,32 +124,60 @@ describe('the servers behind 2025-era /mcp exchanges', () => {
 
 describe('McpServerPool', () => {
   const make = () => new McpServerPool((dynamic) => new Server({ name: dynamic ? 'dynamic' : 'fixed', version: '1' }, { capabilities: { tools: { listChanged: dynamic } } }));
+  /** An exchange that records what reaches it. */
+  const exchange = () => {
+    const seen: JSONRPCMessage[] = [];
+    return { seen, closed: false, send: async (message: JSONRPCMessage) => void seen.push(message), async close() { this.closed = true; } };
+  };
 
-  it('keeps servers that list loaded tools apart from those that do not, and takes back only closed ones', async () => {
+  it('keeps servers that list loaded tools apart from those that do not; lends on only what ended reusable', async () => {
     const servers = make();
-    const fixed = servers.borrow(false);
-    const dynamic = servers.borrow(true);
-    servers.giveBack(false, fixed);
-    servers.giveBack(true, dynamic);
-    expect(servers.borrow(true)).toBe(dynamic);
-    expect(servers.borrow(false)).toBe(fixed);
+    const fixed = await servers.lend(false, exchange());
+    const dynamic = await servers.lend(true, exchange());
+    await fixed.end(true);
+    await dynamic.end(true);
+    expect((await servers.lend(true, exchange())).server).toBe(dynamic.server);
+    const again = await servers.lend(false, exchange());
+    expect(again.server).toBe(fixed.server);
 
-    await fixed.connect({ start: async () => {}, send: async () => {}, close: async () => {} });
-    servers.giveBack(false, fixed);
+    // Not reusable: closed, with its exchange, and let go.
+    const mine = exchange();
+    const last = await servers.lend(false, mine);
+    await last.end(false);
+    expect(mine.closed).toBe(true);
+    expect(last.server.transport).toBeUndefined();
     expect(servers.idle).toBe(0);
   });
 
-  it('refuses to lend a server that would keep per-client state of its own', () => {
-    const logging = new McpServerPool(() => new Server({ name: 'logs', version: '1' }, { capabilities: { tools: {}, logging: {} } }));
-    expect(() => logging.borrow(false)).toThrow(/per-client state/);
-    const subscribing = new McpServerPool(() => new Server({ name: 'subscribes', version: '1' }, { capabilities: { resources: { subscribe: true } } }));
-    expect(() => subscribing.borrow(false)).toThrow(/per-client state/);
+  it('hands the server the request, and the exchange the answer, without connecting anything per request', async () => {
+    const servers = make();
+    const first = exchange();
+    const lease = await servers.lend(false, first);
+    const link = lease.server.transport;
+    lease.deliver({ jsonrpc: '2.0', id: 7, method: 'ping' }, {});
+    await waitFor('the answer', () => (first.seen.length === 1 ? true : undefined), 5_000);
+    expect(first.seen).toEqual([{ jsonrpc: '2.0', id: 7, result: {} }]);
+    await lease.end(true);
+    const second = exchange();
+    const next = await servers.lend(false, second);
+    expect(next.server.transport).toBe(link);
+    next.deliver({ jsonrpc: '2.0', id: 8, method: 'ping' }, {});
+    await waitFor('the second answer', () => (second.seen.length === 1 ? true : undefined), 5_000);
+    expect(first.seen).toHaveLength(1);
   });
 
-  it(`keeps at most ${KEEP_IDLE} idle servers of a kind; the rest are let go`, () => {
+  it('refuses to lend a server that would keep per-client state of its own', async () => {
+    const logging = new McpServerPool(() => new Server({ name: 'logs', version: '1' }, { capabilities: { tools: {}, logging: {} } }));
+    await expect(logging.lend(false, exchange())).rejects.toThrow(/per-client state/);
+    const subscribing = new McpServerPool(() => new Server({ name: 'subscribes', version: '1' }, { capabilities: { resources: { subscribe: true } } }));
+    await expect(subscribing.lend(false, exchange())).rejects.toThrow(/per-client state/);
+  });
+
+  it(`keeps at most ${KEEP_IDLE} idle servers of a kind; the rest are closed and let go`, async () => {
     const servers = make();
-    const many = Array.from({ length: KEEP_IDLE + 8 }, () => servers.borrow(false));
-    for (const server of many) servers.giveBack(false, server);
+    const many = await Promise.all(Array.from({ length: KEEP_IDLE + 8 }, () => servers.lend(false, exchange())));
+    for (const lease of many) await lease.end(true);
     expect(servers.idle).toBe(KEEP_IDLE);
+    expect(many.filter((lease) => lease.server.transport === undefined)).toHaveLength(8);
   });
 });

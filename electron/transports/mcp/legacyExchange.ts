@@ -23,11 +23,10 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type AuthInfo,
   type JSONRPCMessage,
-  type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { McpServerPool } from './serverPool';
+import type { Lease, McpServerPool, ServerExchange } from './serverPool';
 
 /** How long an answer may take before its client is shown a live stream instead. */
 const STREAM_AFTER_MS = 1000;
@@ -87,23 +86,18 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   const asked = initialize?.params?.protocolVersion;
   const protocolVersion = initialize ? (typeof asked === 'string' ? asked : undefined) : version;
   const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
-  const { servers, dynamic } = options;
-  const server = servers.borrow(dynamic);
+  let lease: Lease;
   try {
-    await server.connect(exchange);
+    lease = await options.servers.lend(options.dynamic, exchange);
   } catch (error) {
-    // Never lent on: the exchange answers 503 and ends.
-    request.log.error({ err: error }, 'could not connect an MCP server to its exchange');
+    request.log.error({ err: error }, 'could not make an MCP server for the exchange');
     await exchange.close();
     return reply;
   }
-  // The response closing (answered, or its client gone) closes the server, and with it this
-  // exchange; a server that answered everything, and was not initialized, can serve another.
-  reply.raw.once('close', () => {
-    const reusable = exchange.answered && !initialize;
-    server.close().then(() => reusable && servers.giveBack(dynamic, server), () => undefined);
-  });
-  for (const message of messages) exchange.onmessage?.(message, { authInfo: options.authInfo });
+  // The response closing (answered, or its client gone) ends the exchange; a server that
+  // answered everything, and was not initialized, can serve another.
+  reply.raw.once('close', () => void lease.end(exchange.answered && !initialize).catch(() => undefined));
+  for (const message of messages) lease.deliver(message, { authInfo: options.authInfo });
   await exchange.sent;
   return reply;
 }
@@ -116,22 +110,15 @@ const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: I
 const isResponse = (message: JSONRPCMessage): message is Response => !('method' in message) && 'id' in message;
 
 /**
- * The SDK `Transport` of one exchange: what the server sends for the request's ids goes into the
- * one HTTP response, as JSON or as SSE (see the top of this file).
+ * One exchange: what the server sends for the request's ids goes into the one HTTP response, as
+ * JSON or as SSE (see the top of this file).
  */
-class LegacyExchange implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: Transport['onmessage'];
+class LegacyExchange implements ServerExchange {
   /** Resolves once the reply is sent (JSON) or its stream is open (SSE). */
   readonly sent: Promise<void>;
   readonly #answers = new Map<string, Response | undefined>();
   readonly #ids: Id[];
-  /**
-   * Until the exchange closes. The server's transport callbacks, which V8 keeps in old space,
-   * hold this exchange until the next full GC (serverPool.ts): once closed it lets go of the
-   * response, so that is not kept with it.
-   */
+  /** Until the exchange closes, after which nothing may write to the response. */
   #reply: FastifyReply | undefined;
   #stream: PassThrough | undefined;
   #finished = false;
@@ -156,8 +143,6 @@ class LegacyExchange implements Transport {
     this.#streamTimer = setTimeout(() => this.#openStream(), STREAM_AFTER_MS);
   }
 
-  async start(): Promise<void> {}
-
   /** Every request of the exchange was answered: nothing the server ran for it is still running. */
   get answered(): boolean {
     return this.#answered;
@@ -179,9 +164,8 @@ class LegacyExchange implements Transport {
   }
 
   /**
-   * Ends the exchange, as its server closes it once the response is done: a stream still open
-   * ends, and a request never answered (its client gone, or the gateway closing) gets an error if
-   * it still can. The server is told, so it lets go of this transport.
+   * Ends the exchange once the response is done: a stream still open ends, and a request never
+   * answered (its client gone, or the gateway closing) gets an error if it still can.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -197,10 +181,9 @@ class LegacyExchange implements Transport {
     this.#reply = undefined;
     this.#stream = undefined;
     this.#answers.clear();
-    this.onclose?.();
   }
 
-  /** Every request answered: the answer goes out, and the exchange waits for its server to close it. */
+  /** Every request answered: the answer goes out, and the exchange waits for the response to close. */
   #finish(): void {
     this.#finished = true;
     this.#answered = true;
