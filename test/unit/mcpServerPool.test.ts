@@ -86,9 +86,10 @@ describe('the servers behind 2025-era /mcp exchanges', () => {
     gone.abort();
     await abandoned;
     await waitFor('the abandoned server to close', () => (built[0]!.transport === undefined ? true : undefined), 5_000);
-    // Its handler finishes after its exchange closed: nothing of it reaches the next request's.
+    // Its handler finishes after its exchange closed: nothing of it reaches the next request's,
+    // which has the same id.
     held[0]!();
-    expect(await list(2)).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [] } });
+    expect(await list(1)).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
     expect(built).toHaveLength(2);
     await waitFor('only the second server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
   });

@@ -97,6 +97,11 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   // The response closing (answered, or its client gone) ends the exchange; a server that
   // answered everything, and was not initialized, can serve another.
   reply.raw.once('close', () => void lease.end(exchange.answered && !initialize).catch(() => undefined));
+  // A client gone while the server was being made: nothing to answer, and no 'close' to come.
+  if (reply.raw.destroyed) {
+    await lease.end(false);
+    return reply;
+  }
   for (const message of messages) lease.deliver(message, { authInfo: options.authInfo });
   await exchange.sent;
   return reply;

@@ -53,6 +53,8 @@ export class McpServerPool {
 
   /** Takes back a server whose exchange ended, safe to lend again (see above). */
   keep(dynamic: boolean, link: Link): void {
+    // A server closed meanwhile answers nothing any more: never lend it again.
+    if (link.server.transport !== link) return;
     const idle = this.#idle.get(dynamic)!;
     if (idle.length < KEEP_IDLE) idle.push(link);
     else void link.server.close();
