@@ -1,9 +1,9 @@
 /**
  * `/mcp` on the gateway: MCP's Streamable HTTP, stateless (a server of its own for each request),
- * for both the 2025 revisions and 2026-07-28. A 2025-era POST is served by legacyExchange.ts, straight to
- * the Node response; everything else by the SDK's `createMcpHandler`, whose web `Response` Fastify
- * sends. The gateway's hooks have run before this (Host and Origin checked, the bearer token
- * turned into a principal), and its response hooks apply to both.
+ * for both the 2025 revisions and 2026-07-28. A 2025-era POST is served by legacyExchange.ts,
+ * straight to the Node response; everything else by the SDK's `createMcpHandler`, whose web
+ * `Response` Fastify sends. The gateway's hooks have run before this (Host and Origin checked,
+ * the bearer token turned into a principal), and its response hooks apply to both.
  *
  * Sessions: the SDK's server keeps none, yet each client gets a Capstan session of its own (its
  * tasks, grants, context budget and loaded tools). A 2025-era client is handed an

@@ -123,11 +123,8 @@ class LegacyExchange implements ServerExchange {
   readonly sent: Promise<void>;
   readonly #answers = new Map<string, Response | undefined>();
   readonly #ids: Id[];
-  /** Until the exchange closes, after which nothing may write to the response. */
-  #reply: FastifyReply | undefined;
   #stream: PassThrough | undefined;
   #finished = false;
-  #closed = false;
   /** Every request got its answer. */
   #answered = false;
   /** A JSON answer went to Fastify (which may still be running its hooks: `reply.sent` is not yet true). */
@@ -137,11 +134,10 @@ class LegacyExchange implements ServerExchange {
   #resolveSent!: () => void;
 
   constructor(
-    reply: FastifyReply,
+    private readonly reply: FastifyReply,
     requests: readonly { id: Id }[],
     private readonly options: { batch: boolean; priming: boolean; retryMs: number },
   ) {
-    this.#reply = reply;
     this.#ids = requests.map((request) => request.id);
     for (const id of this.#ids) this.#answers.set(keyOf(id), undefined);
     this.sent = new Promise((resolve) => (this.#resolveSent = resolve));
@@ -173,19 +169,12 @@ class LegacyExchange implements ServerExchange {
    * answered (its client gone, or the gateway closing) gets an error if it still can.
    */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (!this.#finished) {
-      this.#finished = true;
-      this.#stop();
-      const reply = this.#reply!;
-      if (this.#stream) this.#stream.end();
-      else if (!this.#replied && !reply.raw.destroyed) refuse(reply, 503, -32000, 'The exchange closed before its answer');
-      this.#resolveSent();
-    }
-    this.#reply = undefined;
-    this.#stream = undefined;
-    this.#answers.clear();
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#stop();
+    if (this.#stream) this.#stream.end();
+    else if (!this.#replied && !this.reply.raw.destroyed) refuse(this.reply, 503, -32000, 'The exchange closed before its answer');
+    this.#resolveSent();
   }
 
   /** Every request answered: the answer goes out, and the exchange waits for the response to close. */
@@ -197,7 +186,7 @@ class LegacyExchange implements ServerExchange {
     else {
       const answers = this.#ids.map((id) => this.#answers.get(keyOf(id))!);
       this.#replied = true;
-      this.#reply!.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
+      this.reply.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
     }
     this.#resolveSent();
   }
@@ -209,7 +198,7 @@ class LegacyExchange implements ServerExchange {
     if (this.options.priming) this.#stream.write(`id: ${randomUUID()}\nretry: ${this.options.retryMs}\ndata: \n\n`);
     this.#keepAlive = setInterval(() => this.#stream?.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     this.#keepAlive.unref();
-    this.#reply!
+    this.reply
       .code(200)
       .headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' })
       .send(this.#stream);

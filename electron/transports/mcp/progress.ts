@@ -27,10 +27,7 @@ export function callProgress(ctx: ServerContext, requestId: string, events: Even
   let floor = 0;
   let last = -1;
   const sending = new Set<Promise<unknown>>();
-  let stopped = false;
   const tell = (from: 'approval' | 'tool', progress: number, total: number | null | undefined, message: string | null | undefined) => {
-    // After the answer the server may be serving another request (serverPool.ts): say nothing.
-    if (stopped) return;
     if (phase !== from) [phase, floor] = [from, last + 1];
     if (floor + progress <= last) return;
     last = floor + progress;
@@ -45,7 +42,6 @@ export function callProgress(ctx: ServerContext, requestId: string, events: Even
   return {
     onWaiting: (wait) => tell('approval', wait.waitedMs, wait.timeoutMs, wait.message),
     stop: async () => {
-      stopped = true;
       unsubscribe();
       await Promise.all(sending);
     },
