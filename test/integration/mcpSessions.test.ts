@@ -43,7 +43,7 @@ beforeAll(async () => {
     },
   });
   await waitForProvider(gw.host, 'fixture');
-  for (const name of ['v1-agent', 'v2-agent', 'stdio-agent', 'other-agent']) tokens[name] = gw.host.agents.create(name).token;
+  for (const name of ['v1-agent', 'v2-agent', 'stdio-agent', 'other-agent', 'batch-agent']) tokens[name] = gw.host.agents.create(name).token;
 });
 afterAll(async () => {
   await Promise.all(closing.map((close) => close().catch(() => undefined)));
@@ -73,8 +73,8 @@ async function load(callTool: CallTool, tool: string): Promise<Json> {
 const ledger = async (query: string): Promise<LedgerEntry[]> => ((await (await gw.request(`/ledger?${query}&limit=1000`)).json()) as { entries: LedgerEntry[] }).entries;
 const tasks = async (): Promise<TasksView> => (await (await gw.request('/tasks')).json()) as TasksView;
 
-/** A raw request on an MCP session, as any client would send it. */
-const onSession = (agent: string, sessionId: string) =>
+/** A raw request on an MCP session, as any client would send it: `tools/list` unless told. */
+const onSession = (agent: string, sessionId: string, body: unknown = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }) =>
   fetch(new URL('/mcp', gw.url), {
     method: 'POST',
     headers: {
@@ -84,7 +84,7 @@ const onSession = (agent: string, sessionId: string) =>
       'mcp-session-id': sessionId,
       'mcp-protocol-version': '2025-11-25',
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+    body: JSON.stringify(body),
   });
 
 /** The one cancellation a principal's call of `capability` got, and how that call ended. */
@@ -172,6 +172,19 @@ describe("an agent's cancellation cancels its call", () => {
     const { finished } = await cancelledCall('agent:stdio-agent', 'fixture:slow');
     expect(finished.details.status).toBe('cancelled');
     expect(Date.parse(finished.at) - abortedAt).toBeLessThan(GRACE_MS);
+  });
+
+  it('a cancellation in a batch reaches the call another request of the session runs', async () => {
+    const { client, transport } = await connectV1('batch-agent');
+    const reference = await load((params) => client.callTool(params) as never, 'fixture:slow');
+    const call = onSession('batch-agent', transport.sessionId!, { jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'capability_call', arguments: { reference, arguments: slow } } });
+    await pollFor(async () => (await ledger('kind=call_started&principal=agent%3Abatch-agent')).find((entry) => entry.capability === 'fixture:slow'));
+    const batch = [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'batched' } }];
+    expect((await onSession('batch-agent', transport.sessionId!, batch)).status).toBe(202);
+    const { cancellation, finished } = await cancelledCall('agent:batch-agent', 'fixture:slow');
+    expect(cancellation.details).toMatchObject({ scope: 'call', reason: 'cancelled by the client: batched' });
+    expect(finished.details.status).toBe('cancelled');
+    await (await call).text();
   });
 
   it('v2 SDK over HTTP (2026-07-28, no session): closing the request cancels its call', async () => {

@@ -112,6 +112,19 @@ describe('the servers behind 2025-era /mcp exchanges', () => {
     expect(built).toHaveLength(1);
   });
 
+  it('runs no request that a message of its own batch cancels, and answers the rest', async () => {
+    const cancel = (requestId: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'changed my mind' } });
+    const slow = (id: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: {} } });
+    // Nothing left to answer, whether the cancellation comes after its request or before it: accepted at once, and no server is made.
+    for (const batch of [[slow('a'), cancel('a')], [cancel('b'), slow('b')]]) expect((await post(batch)).status).toBe(202);
+    expect(built).toHaveLength(0);
+    // The rest is answered, without the cancelled request, which never started.
+    const answered = await post([slow('c'), { jsonrpc: '2.0', id: 'd', method: 'tools/list' }, cancel('c')]);
+    expect(await answered.json()).toEqual([{ jsonrpc: '2.0', id: 'd', result: { tools: [] } }]);
+    expect(held).toHaveLength(0);
+    await waitFor('the server back in the pool', () => (pool.idle === 1 ? true : undefined), 5_000);
+  });
+
   it('refuses a batch whose requests share an id, before any server is lent', async () => {
     const refused = await post([
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {} } },

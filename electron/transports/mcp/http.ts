@@ -96,8 +96,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         await sessions.end(session, 'deleted');
         return reply.code(200).send();
       }
-      if (isNotification(body, 'notifications/cancelled')) {
-        const { requestId: cancelled, reason } = (body.params ?? {}) as { requestId?: unknown; reason?: unknown };
+      for (const { requestId: cancelled, reason } of cancellationsOfOthers(body)) {
         sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${reason.slice(0, 200)}` : 'cancelled by the client');
       }
       // A client that goes away before its answer stops the exchange (`gone`) and cancels what it
@@ -231,5 +230,19 @@ const isRequest = (body: unknown, method?: string): body is JsonRpcMessage & { i
   isMessage(body) && body.id !== undefined && body.id !== null && (method === undefined || body.method === method);
 
 const isNotification = (body: unknown, method: string): body is JsonRpcMessage => isMessage(body) && body.id === undefined && body.method === method;
+
+/**
+ * The `notifications/cancelled` in a body (one message or a batch) for requests of other
+ * exchanges: a batch's cancellation of one of its own requests is that exchange's (legacyExchange.ts
+ * runs neither).
+ */
+function cancellationsOfOthers(body: unknown): { requestId?: unknown; reason?: unknown }[] {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const own = new Set(messages.filter((message) => isRequest(message)).map((message) => JSON.stringify(message.id)));
+  return messages
+    .filter((message) => isNotification(message, 'notifications/cancelled'))
+    .map((message) => (isMessage(message.params) ? message.params : {}) as { requestId?: unknown; reason?: unknown })
+    .filter(({ requestId }) => !own.has(JSON.stringify(requestId)));
+}
 
 const idOf = (body: unknown): unknown => (isRequest(body) ? body.id : null);

@@ -73,15 +73,17 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     return refuse(reply, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
   }
+  // Two requests under one id could not be told apart in the answer, nor could the server tell
+  // when each has ended: a request still running must never outlive its exchange (serverPool.ts).
+  const ids = messages.filter(isRequest).map((message) => keyOf(message.id));
+  if (new Set(ids).size < ids.length) return refuse(reply, 400, -32600, 'Invalid Request: each request in a batch needs an id of its own');
+  // A request its own batch cancels is not run: MCP wants no answer for it, and the server would
+  // start it, abort it and send nothing, leaving the exchange waiting for an answer to the end.
+  messages = withoutCancelledInBatch(messages);
   // Notifications and responses alone: a stateless server has nothing to answer and no state
   // they could change (a cancellation is the gateway's own, http.ts), so none is made for them.
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return reply.code(202).send();
-  // Two requests under one id could not be told apart in the answer, nor could the server tell
-  // when each has ended: a request still running must never outlive its exchange (serverPool.ts).
-  if (new Set(requests.map((message) => keyOf(message.id))).size < requests.length) {
-    return refuse(reply, 400, -32600, 'Invalid Request: each request in a batch needs an id of its own');
-  }
 
   const asked = initialize?.params?.protocolVersion;
   const protocolVersion = initialize ? (typeof asked === 'string' ? asked : undefined) : version;
@@ -111,6 +113,20 @@ function refuse(reply: FastifyReply, status: number, code: number, message: stri
   return reply.code(status).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/**
+ * The batch without each request that a message of it cancels, nor those cancellations. Before
+ * or after the request, alike: the SDK's server handles a notification a turn later than a
+ * request, so a cancellation sent first would abort the request too.
+ */
+function withoutCancelledInBatch(messages: JSONRPCMessage[]): JSONRPCMessage[] {
+  const asked = new Set(messages.filter(isRequest).map((message) => keyOf(message.id)));
+  const cancelled = new Set(messages.filter(isCancellation).map((message) => keyOf(message.params.requestId)).filter((key) => asked.has(key)));
+  if (cancelled.size === 0) return messages;
+  return messages.filter((message) => !cancelled.has(keyOf(isRequest(message) ? message.id : isCancellation(message) ? message.params.requestId : undefined)));
+}
+
+const isCancellation = (message: JSONRPCMessage): message is JSONRPCMessage & { params: { requestId?: unknown } } =>
+  'method' in message && !('id' in message) && message.method === 'notifications/cancelled' && typeof message.params === 'object' && message.params !== null;
 const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: Id; method: string } => 'method' in message && 'id' in message;
 const isResponse = (message: JSONRPCMessage): message is Response => !('method' in message) && 'id' in message;
 
