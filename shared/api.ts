@@ -81,8 +81,10 @@ export const ToolsList = z.object({
 });
 export type ToolsList = z.infer<typeof ToolsList>;
 
+/** The longest requestId a client may choose. */
+export const MAX_REQUEST_ID = 128;
 /** A client-chosen requestId is kept when it matches this; otherwise the gateway makes one. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const REQUEST_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_REQUEST_ID}}$`);
 
 export const ToolCallRequest = z.strictObject({
   tool: z.string().min(1).max(256),

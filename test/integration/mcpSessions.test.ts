@@ -43,7 +43,7 @@ beforeAll(async () => {
     },
   });
   await waitForProvider(gw.host, 'fixture');
-  for (const name of ['v1-agent', 'v2-agent', 'stdio-agent', 'other-agent', 'batch-agent']) tokens[name] = gw.host.agents.create(name).token;
+  for (const name of ['v1-agent', 'v2-agent', 'stdio-agent', 'other-agent', 'batch-agent', 'batching-agent']) tokens[name] = gw.host.agents.create(name).token;
 });
 afterAll(async () => {
   await Promise.all(closing.map((close) => close().catch(() => undefined)));
@@ -185,6 +185,25 @@ describe("an agent's cancellation cancels its call", () => {
     expect(cancellation.details).toMatchObject({ scope: 'call', reason: 'cancelled by the client: batched' });
     expect(finished.details.status).toBe('cancelled');
     await (await call).text();
+  });
+
+  it("a batch's requests are cancelled one by one: the cancelled call ends cancelled, the other runs to its end", async () => {
+    const { client, transport } = await connectV1('batching-agent');
+    const reference = await load((params) => client.callTool(params) as never, 'fixture:slow');
+    const call = (id: number, steps: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'capability_call', arguments: { reference, arguments: { steps, everyMs: 100 } } } });
+    const batch = onSession('batching-agent', transport.sessionId!, [call(51, 100), call(52, 15)]);
+    await pollFor(async () => ((await ledger('kind=call_started&principal=agent%3Abatching-agent')).length === 2 ? true : undefined));
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 51 } };
+    expect((await onSession('batching-agent', transport.sessionId!, cancel)).status).toBe(202);
+    // Not answered within a second, the batch's answer is a stream: one event per answer.
+    const events = (await (await batch).text()).split('\n').filter((line) => line.startsWith('data: {'));
+    const answers = new Map(events.map((line) => JSON.parse(line.slice('data: '.length)) as Json).map((answer) => [answer.id, answer.result]));
+    expect(answers.get(51)).toMatchObject({ isError: true, structuredContent: { error: { code: 'CALL_CANCELLED' } } });
+    expect(answers.get(52)).toMatchObject({ content: [{ type: 'text', text: 'slow finished 15 steps' }] });
+    // Each call of the batch is on record under a requestId of its own: the POST's, numbered in the batch's order.
+    const [first = '', second] = [51, 52].map((id) => String((answers.get(id).structuredContent as Json).requestId));
+    expect(first).toMatch(/^req-.+\.1$/);
+    expect(second).toBe(`${first.slice(0, -2)}.2`);
   });
 
   it('v2 SDK over HTTP (2026-07-28, no session): closing the request cancels its call', async () => {

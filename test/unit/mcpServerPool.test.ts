@@ -112,6 +112,20 @@ describe('the servers behind 2025-era /mcp exchanges', () => {
     expect(built).toHaveLength(1);
   });
 
+  it("streams a batch's answers that came before its stream opened, then the rest", async () => {
+    const batch = post([
+      { jsonrpc: '2.0', id: 'quick', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'slow', arguments: {} } },
+    ]);
+    await waitFor('the call to wait', () => (held.length === 1 ? true : undefined), 5_000);
+    // The headers come when the stream opens, a second in; the quick answer came long before.
+    const answer = await batch;
+    expect(answer.headers.get('content-type')).toBe('text/event-stream');
+    held[0]!();
+    const events = (await answer.text()).split('\n').filter((line) => line.startsWith('data: {'));
+    expect(events.map((line) => (JSON.parse(line.slice('data: '.length)) as { id: string }).id)).toEqual(['quick', 'slow']);
+  });
+
   it('runs no request that a message of its own batch cancels, and answers the rest', async () => {
     const cancel = (requestId: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'changed my mind' } });
     const slow = (id: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: {} } });

@@ -6,6 +6,7 @@
 import { ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../../../shared/principal';
 import type { Logger } from '../../logger';
+import { keyOf } from './sessions';
 
 /** One request's caller. */
 export interface McpCaller {
@@ -20,11 +21,14 @@ export interface McpCaller {
   log: Logger;
   /** Aborts when the client cancels the request or goes away before its answer: what it runs is cancelled. */
   signal?: AbortSignal | undefined;
+  /** A batch's requests, by JSON-RPC id (`keyOf`): each its own requestId, and a signal its own cancellation aborts too. */
+  inBatch?: ReadonlyMap<string, { requestId: string; signal: AbortSignal }> | undefined;
 }
 
-/** The caller of the request a handler serves; every handler acts for it. */
+/** The caller of the request a handler serves, as that request (one of a batch has its own requestId and signal); every handler acts for it. */
 export function callerOf(ctx: ServerContext): McpCaller {
   const caller = (ctx.http?.authInfo?.extra as { caller?: McpCaller } | undefined)?.caller;
   if (!caller) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The request reached the server without its caller');
-  return caller;
+  const own = caller.inBatch?.get(keyOf(ctx.mcpReq.id));
+  return own ? { ...caller, ...own, inBatch: undefined } : caller;
 }

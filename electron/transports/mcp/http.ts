@@ -24,6 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_REQUEST_ID } from '../../../shared/api';
 import { CapstanError } from '../../../shared/errors';
 import { SYSTEM, type Principal } from '../../../shared/principal';
 import type { Logger } from '../../logger';
@@ -36,7 +37,7 @@ import { LoadedTools } from './loadedTools';
 import type { McpCaller } from './caller';
 import { createCapstanServer, listsLoadedTools } from './server';
 import { McpServerPool } from './serverPool';
-import { McpSessions, type McpSession, type SessionEnd } from './sessions';
+import { keyOf, McpSessions, type McpSession, type SessionEnd } from './sessions';
 
 export const MCP_PATH = '/mcp';
 
@@ -101,16 +102,18 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       }
       // A client that goes away before its answer stops the exchange (`gone`) and cancels what it
       // runs (`running`, which its cancellation or its session's end aborts too); its request stays
-      // cancellable until the answer has gone out.
+      // cancellable until the answer has gone out. Each request of a batch is cancelled on its own.
       const gone = new AbortController();
       const running = new AbortController();
-      const tracked = isRequest(body) ? sessions.track(session, principal, body.id, running) : undefined;
+      const tracked = isRequest(body) ? [sessions.track(session, principal, body.id, running)] : [];
+      const inBatch = Array.isArray(body) ? batchRequests(body, request.requestId, running.signal) : undefined;
+      for (const [id, { controller }] of inBatch ?? []) tracked.push(sessions.track(session, principal, id, controller));
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) {
           gone.abort('the client went away before its answer');
           running.abort(gone.signal.reason);
         }
-        tracked?.done();
+        for (const request of tracked) request.done();
       });
       const caller: McpCaller = {
         principal,
@@ -120,6 +123,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         requestIdIssued: request.requestIdIssued,
         log: request.log,
         signal: running.signal,
+        ...(inBatch && { inBatch: new Map([...inBatch].map(([id, { requestId, signal }]) => [keyOf(id), { requestId, signal }])) }),
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
       if (request.method === 'POST' && isLegacyPost(request)) {
@@ -232,17 +236,34 @@ const isRequest = (body: unknown, method?: string): body is JsonRpcMessage & { i
 const isNotification = (body: unknown, method: string): body is JsonRpcMessage => isMessage(body) && body.id === undefined && body.method === method;
 
 /**
+ * Each request of a batch, by JSON-RPC id, as a request of its own: a requestId (the POST's with
+ * `.1`, `.2`… in the batch's order, since calls in flight in one task need requestIds of their
+ * own), and a controller that its own cancellation or its session's end aborts, whose signal
+ * aborts with the batch's too (`running`: the client gone).
+ */
+function batchRequests(batch: unknown[], requestId: string, running: AbortSignal): Map<unknown, { requestId: string; controller: AbortController; signal: AbortSignal }> {
+  const ids = batch.filter((message) => isRequest(message)).map((message) => message.id);
+  return new Map(
+    ids.map((id, index) => {
+      const suffix = `.${index + 1}`;
+      const controller = new AbortController();
+      return [id, { requestId: `${requestId.slice(0, MAX_REQUEST_ID - suffix.length)}${suffix}`, controller, signal: AbortSignal.any([controller.signal, running]) }];
+    }),
+  );
+}
+
+/**
  * The `notifications/cancelled` in a body (one message or a batch) for requests of other
  * exchanges: a batch's cancellation of one of its own requests is that exchange's (legacyExchange.ts
  * runs neither).
  */
 function cancellationsOfOthers(body: unknown): { requestId?: unknown; reason?: unknown }[] {
   const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const own = new Set(messages.filter((message) => isRequest(message)).map((message) => JSON.stringify(message.id)));
+  const own = new Set(messages.filter((message) => isRequest(message)).map((message) => keyOf(message.id)));
   return messages
     .filter((message) => isNotification(message, 'notifications/cancelled'))
     .map((message) => (isMessage(message.params) ? message.params : {}) as { requestId?: unknown; reason?: unknown })
-    .filter(({ requestId }) => !own.has(JSON.stringify(requestId)));
+    .filter(({ requestId }) => !own.has(keyOf(requestId)));
 }
 
 const idOf = (body: unknown): unknown => (isRequest(body) ? body.id : null);

@@ -27,6 +27,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Lease, McpServerPool, ServerExchange } from './serverPool';
+import { keyOf } from './sessions';
 
 /** How long an answer may take before its client is shown a live stream instead. */
 const STREAM_AFTER_MS = 1000;
@@ -212,6 +213,8 @@ class LegacyExchange implements ServerExchange {
     clearTimeout(this.#streamTimer);
     this.#stream = new PassThrough();
     if (this.options.priming) this.#stream.write(`id: ${randomUUID()}\nretry: ${this.options.retryMs}\ndata: \n\n`);
+    // A batch's answers that came before the stream go first.
+    for (const answer of this.#answers.values()) if (answer) this.#event(answer);
     this.#keepAlive = setInterval(() => this.#stream?.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     this.#keepAlive.unref();
     this.reply
@@ -230,6 +233,3 @@ class LegacyExchange implements ServerExchange {
     clearInterval(this.#keepAlive);
   }
 }
-
-/** A JSON-RPC id as a map key: `1` and `"1"` are different ids. */
-const keyOf = (id: unknown): string => JSON.stringify(id);

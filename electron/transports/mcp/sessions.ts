@@ -32,7 +32,7 @@ export interface McpSessionsOptions {
 }
 
 /** A JSON-RPC id as a map key: `1` and `"1"` are different ids. */
-const keyOf = (id: unknown): string => JSON.stringify(id);
+export const keyOf = (id: unknown): string => JSON.stringify(id);
 
 export class McpSessions {
   readonly #sessions = new Map<string, McpSession>();
