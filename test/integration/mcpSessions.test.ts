@@ -174,16 +174,22 @@ describe("an agent's cancellation cancels its call", () => {
     expect(Date.parse(finished.at) - abortedAt).toBeLessThan(GRACE_MS);
   });
 
-  it('a cancellation in a batch reaches the call another request of the session runs', async () => {
+  it('a cancellation in a batch reaches the call another request of the session runs, once the batch is accepted', async () => {
     const { client, transport } = await connectV1('batch-agent');
     const reference = await load((params) => client.callTool(params) as never, 'fixture:slow');
     const call = onSession('batch-agent', transport.sessionId!, { jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'capability_call', arguments: { reference, arguments: slow } } });
     await pollFor(async () => (await ledger('kind=call_started&principal=agent%3Abatch-agent')).find((entry) => entry.capability === 'fixture:slow'));
-    const batch = [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'batched' } }];
-    expect((await onSession('batch-agent', transport.sessionId!, batch)).status).toBe(202);
+    const cancel = (reason: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason } });
+    // Refused whole (two requests under one id): nothing of it has effect, its cancellation neither.
+    const refused = [cancel('refused batch'), { jsonrpc: '2.0', id: 7, method: 'tools/list' }, { jsonrpc: '2.0', id: 7, method: 'tools/list' }];
+    expect((await onSession('batch-agent', transport.sessionId!, refused)).status).toBe(400);
+    // A response under the same id is no request of its batch: the call in flight stays the one under 41.
+    expect((await onSession('batch-agent', transport.sessionId!, [{ jsonrpc: '2.0', id: 41, result: {} }, { jsonrpc: '2.0', id: 9, method: 'tools/list' }])).status).toBe(200);
+    expect((await onSession('batch-agent', transport.sessionId!, [cancel('batched')])).status).toBe(202);
     const { cancellation, finished } = await cancelledCall('agent:batch-agent', 'fixture:slow');
     expect(cancellation.details).toMatchObject({ scope: 'call', reason: 'cancelled by the client: batched' });
     expect(finished.details.status).toBe('cancelled');
+    expect(await ledger('kind=cancellation&principal=agent%3Abatch-agent')).toHaveLength(1);
     await (await call).text();
   });
 

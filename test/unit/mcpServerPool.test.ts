@@ -1,12 +1,12 @@
 /**
  * Which server a 2025-era `POST /mcp` exchange borrows, and whether it goes back to the pool:
  * the SDK's own `Server` behind a real Fastify route on loopback, served by `serveLegacyPost` as
- * the gateway serves `/mcp` (http.ts adds its hooks, sessions and the caller, not exercised here).
+ * the gateway serves `/mcp`, after `readLegacyPost` (http.ts adds its hooks, sessions and the caller, not exercised here).
  */
 import { Server, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serveLegacyPost } from '../../electron/transports/mcp/legacyExchange';
+import { readLegacyPost, refuseLegacyPost, serveLegacyPost } from '../../electron/transports/mcp/legacyExchange';
 import { KEEP_IDLE, McpServerPool } from '../../electron/transports/mcp/serverPool';
 import { waitFor } from '../support/mcp';
 
@@ -41,7 +41,10 @@ const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { prot
 
 beforeAll(async () => {
   app = Fastify();
-  app.post('/mcp', (request, reply) => serveLegacyPost(request, reply, { servers: pool, dynamic: false, authInfo: { token: '', clientId: 'test', scopes: [] }, retryMs: 1000 }));
+  app.post('/mcp', (request, reply) => {
+    const post = readLegacyPost(request);
+    return 'refused' in post ? refuseLegacyPost(reply, post.refused) : serveLegacyPost(post, request, reply, { servers: pool, dynamic: false, authInfo: { token: '', clientId: 'test', scopes: [] }, retryMs: 1000 });
+  });
   url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/mcp`;
 });
 afterAll(() => app.close());

@@ -21,8 +21,8 @@ export interface McpCaller {
   log: Logger;
   /** Aborts when the client cancels the request or goes away before its answer: what it runs is cancelled. */
   signal?: AbortSignal | undefined;
-  /** A batch's requests, by JSON-RPC id (`keyOf`): each its own requestId, and a signal its own cancellation aborts too. */
-  inBatch?: ReadonlyMap<string, { requestId: string; signal: AbortSignal }> | undefined;
+  /** A batch's requests, by JSON-RPC id (`keyOf`): each its own requestId and log, and a signal its own cancellation aborts too. */
+  inBatch?: ReadonlyMap<string, { requestId: string; log: Logger; signal: AbortSignal }> | undefined;
 }
 
 /** The caller of the request a handler serves, as that request (one of a batch has its own requestId and signal); every handler acts for it. */

@@ -32,7 +32,7 @@ import { dispatch, errorEnvelope, type ApiHandlers } from '../../services/api';
 import type { EventBus } from '../../services/events';
 import { sessionFor } from '../../services/principal';
 import { assertWithinQuota, type AgentQuotas } from '../../services/quotas';
-import { serveLegacyPost } from './legacyExchange';
+import { readLegacyPost, refuseLegacyPost, serveLegacyPost } from './legacyExchange';
 import { LoadedTools } from './loadedTools';
 import type { McpCaller } from './caller';
 import { createCapstanServer, listsLoadedTools } from './server';
@@ -97,7 +97,10 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         await sessions.end(session, 'deleted');
         return reply.code(200).send();
       }
-      for (const { requestId: cancelled, reason } of cancellationsOfOthers(body)) {
+      // A 2025-era POST is read and checked whole before any of it, a cancellation included, has effect.
+      const legacy = request.method === 'POST' && isLegacyPost(request) ? readLegacyPost(request) : undefined;
+      if (legacy && 'refused' in legacy) return refuseLegacyPost(reply, legacy.refused);
+      for (const { requestId: cancelled, reason } of cancellationsIn(legacy?.messages ?? [body])) {
         sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${reason.slice(0, 200)}` : 'cancelled by the client');
       }
       // A client that goes away before its answer stops the exchange (`gone`) and cancels what it
@@ -105,9 +108,12 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       // cancellable until the answer has gone out. Each request of a batch is cancelled on its own.
       const gone = new AbortController();
       const running = new AbortController();
-      const tracked = isRequest(body) ? [sessions.track(session, principal, body.id, running)] : [];
-      const inBatch = Array.isArray(body) ? batchRequests(body, request.requestId, running.signal) : undefined;
-      for (const [id, { controller }] of inBatch ?? []) tracked.push(sessions.track(session, principal, id, controller));
+      const inBatch = legacy?.batch ? batchRequests(legacy.messages, request, running.signal) : undefined;
+      const tracked = inBatch
+        ? [...inBatch].map(([id, own]) => sessions.track(session, principal, id, own.controller))
+        : isRequest(body)
+          ? [sessions.track(session, principal, body.id, running)]
+          : [];
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) {
           gone.abort('the client went away before its answer');
@@ -123,12 +129,10 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         requestIdIssued: request.requestIdIssued,
         log: request.log,
         signal: running.signal,
-        ...(inBatch && { inBatch: new Map([...inBatch].map(([id, { requestId, signal }]) => [keyOf(id), { requestId, signal }])) }),
+        ...(inBatch && { inBatch: new Map([...inBatch].map(([id, { requestId, log, signal }]) => [keyOf(id), { requestId, log, signal }])) }),
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
-      if (request.method === 'POST' && isLegacyPost(request)) {
-        return serveLegacyPost(request, reply, { servers, dynamic: listsLoadedTools('legacy', caller), authInfo, retryMs: SSE_RETRY_MS });
-      }
+      if (legacy) return serveLegacyPost(legacy, request, reply, { servers, dynamic: listsLoadedTools('legacy', caller), authInfo, retryMs: SSE_RETRY_MS });
       const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
         parsedBody: body,
         authInfo,
@@ -229,41 +233,33 @@ interface JsonRpcMessage {
 
 const isMessage = (body: unknown): body is JsonRpcMessage => typeof body === 'object' && body !== null && !Array.isArray(body);
 
-/** A JSON-RPC request (it has an id), of `method` when given. */
+/** A JSON-RPC request (a method, and an id), of `method` when given; a response has an id and no method. */
 const isRequest = (body: unknown, method?: string): body is JsonRpcMessage & { id: unknown } =>
-  isMessage(body) && body.id !== undefined && body.id !== null && (method === undefined || body.method === method);
+  isMessage(body) && body.id !== undefined && body.id !== null && typeof body.method === 'string' && (method === undefined || body.method === method);
 
 const isNotification = (body: unknown, method: string): body is JsonRpcMessage => isMessage(body) && body.id === undefined && body.method === method;
 
 /**
  * Each request of a batch, by JSON-RPC id, as a request of its own: a requestId (the POST's with
  * `.1`, `.2`… in the batch's order, since calls in flight in one task need requestIds of their
- * own), and a controller that its own cancellation or its session's end aborts, whose signal
- * aborts with the batch's too (`running`: the client gone).
+ * own), its log, and a controller that its own cancellation or its session's end aborts, whose
+ * signal aborts with the batch's too (`running`: the client gone).
  */
-function batchRequests(batch: unknown[], requestId: string, running: AbortSignal): Map<unknown, { requestId: string; controller: AbortController; signal: AbortSignal }> {
-  const ids = batch.filter((message) => isRequest(message)).map((message) => message.id);
+function batchRequests(messages: readonly unknown[], request: FastifyRequest, running: AbortSignal) {
+  const ids = messages.filter((message) => isRequest(message)).map((message) => message.id);
   return new Map(
     ids.map((id, index) => {
       const suffix = `.${index + 1}`;
+      const requestId = `${request.requestId.slice(0, MAX_REQUEST_ID - suffix.length)}${suffix}`;
       const controller = new AbortController();
-      return [id, { requestId: `${requestId.slice(0, MAX_REQUEST_ID - suffix.length)}${suffix}`, controller, signal: AbortSignal.any([controller.signal, running]) }];
+      return [id, { requestId, log: request.log.child({ requestId }), controller, signal: AbortSignal.any([controller.signal, running]) }];
     }),
   );
 }
 
-/**
- * The `notifications/cancelled` in a body (one message or a batch) for requests of other
- * exchanges: a batch's cancellation of one of its own requests is that exchange's (legacyExchange.ts
- * runs neither).
- */
-function cancellationsOfOthers(body: unknown): { requestId?: unknown; reason?: unknown }[] {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const own = new Set(messages.filter((message) => isRequest(message)).map((message) => keyOf(message.id)));
-  return messages
-    .filter((message) => isNotification(message, 'notifications/cancelled'))
-    .map((message) => (isMessage(message.params) ? message.params : {}) as { requestId?: unknown; reason?: unknown })
-    .filter(({ requestId }) => !own.has(keyOf(requestId)));
+/** The parameters of each `notifications/cancelled` among the messages. */
+function cancellationsIn(messages: readonly unknown[]): { requestId?: unknown; reason?: unknown }[] {
+  return messages.filter((message) => isNotification(message, 'notifications/cancelled')).map((message) => (isMessage(message.params) ? message.params : {}) as { requestId?: unknown; reason?: unknown });
 }
 
 const idOf = (body: unknown): unknown => (isRequest(body) ? body.id : null);

@@ -51,44 +51,76 @@ export interface LegacyExchangeOptions {
 type Id = string | number;
 type Response = JSONRPCMessage & { id: Id };
 
-/** Serves the request; resolves once the reply is sent, or its stream has started. */
-export async function serveLegacyPost(request: FastifyRequest, reply: FastifyReply, options: LegacyExchangeOptions): Promise<FastifyReply> {
+/** A 2025-era POST as read and checked (`readLegacyPost`): what to serve, or why it is refused. */
+export type LegacyPost = { refused: Refusal } | ReadPost;
+interface Refusal {
+  status: number;
+  code: number;
+  message: string;
+}
+export interface ReadPost {
+  /** What the server is given: the body's messages, less a batch's requests it cancels itself and those cancellations. */
+  messages: JSONRPCMessage[];
+  batch: boolean;
+  /** The one message is an `initialize`, which leaves state in the server that answers it. */
+  initialize: boolean;
+  protocolVersion: string | undefined;
+}
+
+/** Reads a 2025-era POST and checks it as the SDK's stateless serving would, before anything of it runs. */
+export function readLegacyPost(request: FastifyRequest): LegacyPost {
   const accept = request.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    return refuse(reply, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    return refusal(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
   }
-  if (!isJsonContentType(request.headers['content-type'] ?? null)) return refuse(reply, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+  if (!isJsonContentType(request.headers['content-type'] ?? null)) return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
   const raw = request.body;
-  if (Array.isArray(raw) && raw.length > MAX_BATCH_SIZE) return refuse(reply, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  if (Array.isArray(raw) && raw.length > MAX_BATCH_SIZE) return refusal(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
   let messages: JSONRPCMessage[];
   try {
     messages = (Array.isArray(raw) ? raw : [raw]).map((message) => parseJSONRPCMessage(message));
   } catch {
-    return refuse(reply, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+    return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
   }
   // parseJSONRPCMessage checked the shape; the server checks initialize's params when it answers.
   const initialize = messages.find((message): message is JSONRPCMessage & { method: 'initialize'; params?: { protocolVersion?: unknown } } => isRequest(message) && message.method === 'initialize');
-  if (initialize && messages.length > 1) return refuse(reply, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+  if (initialize && messages.length > 1) return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
   const header = request.headers['mcp-protocol-version'];
   const version = typeof header === 'string' ? header : undefined;
   if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return refuse(reply, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    return refusal(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
   }
   // Two requests under one id could not be told apart in the answer, nor could the server tell
   // when each has ended: a request still running must never outlive its exchange (serverPool.ts).
   const ids = messages.filter(isRequest).map((message) => keyOf(message.id));
-  if (new Set(ids).size < ids.length) return refuse(reply, 400, -32600, 'Invalid Request: each request in a batch needs an id of its own');
-  // A request its own batch cancels is not run: MCP wants no answer for it, and the server would
-  // start it, abort it and send nothing, leaving the exchange waiting for an answer to the end.
-  messages = withoutCancelledInBatch(messages);
+  if (new Set(ids).size < ids.length) return refusal(400, -32600, 'Invalid Request: each request in a batch needs an id of its own');
+  const asked = initialize?.params?.protocolVersion;
+  return {
+    // A request its own batch cancels is not run: MCP wants no answer for it, and the server would
+    // start it, abort it and send nothing, leaving the exchange waiting for an answer to the end.
+    messages: withoutCancelledInBatch(messages),
+    batch: Array.isArray(raw),
+    initialize: initialize !== undefined,
+    protocolVersion: initialize ? (typeof asked === 'string' ? asked : undefined) : version,
+  };
+}
+
+/** Answers a POST that `readLegacyPost` refused, as the SDK's transport does. */
+export function refuseLegacyPost(reply: FastifyReply, { status, code, message }: Refusal): FastifyReply {
+  return reply.code(status).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+const refusal = (status: number, code: number, message: string): { refused: Refusal } => ({ refused: { status, code, message } });
+
+/** Serves a POST `readLegacyPost` let through; resolves once the reply is sent, or its stream has started. */
+export async function serveLegacyPost(post: ReadPost, request: FastifyRequest, reply: FastifyReply, options: LegacyExchangeOptions): Promise<FastifyReply> {
+  const { messages, initialize, protocolVersion } = post;
   // Notifications and responses alone: a stateless server has nothing to answer and no state
   // they could change (a cancellation is the gateway's own, http.ts), so none is made for them.
   const requests = messages.filter(isRequest);
   if (requests.length === 0) return reply.code(202).send();
 
-  const asked = initialize?.params?.protocolVersion;
-  const protocolVersion = initialize ? (typeof asked === 'string' ? asked : undefined) : version;
-  const exchange = new LegacyExchange(reply, requests, { batch: Array.isArray(raw), priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
+  const exchange = new LegacyExchange(reply, requests, { batch: post.batch, priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
   let lease: Lease;
   try {
     lease = await options.servers.lend(options.dynamic, exchange);
@@ -108,10 +140,6 @@ export async function serveLegacyPost(request: FastifyRequest, reply: FastifyRep
   for (const message of messages) lease.deliver(message, { authInfo: options.authInfo });
   await exchange.sent;
   return reply;
-}
-
-function refuse(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply.code(status).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**
@@ -190,7 +218,7 @@ class LegacyExchange implements ServerExchange {
     this.#finished = true;
     this.#stop();
     if (this.#stream) this.#stream.end();
-    else if (!this.#replied && !this.reply.raw.destroyed) refuse(this.reply, 503, -32000, 'The exchange closed before its answer');
+    else if (!this.#replied && !this.reply.raw.destroyed) refuseLegacyPost(this.reply, { status: 503, code: -32000, message: 'The exchange closed before its answer' });
     this.#resolveSent();
   }
 
