@@ -25,12 +25,11 @@ import {
   type CatalogSearchOutput,
 } from '../../shared/discovery';
 import { toolAnnotations } from '../../shared/mcpTools';
-import { matchesFilter } from '../../shared/policy';
 import { CapstanError } from '../../shared/errors';
 import type { Catalog, LiveEntry } from '../catalog/catalog';
 import type { Cursors } from '../catalog/cursor';
 import { canonicalJson } from '../catalog/digest';
-import type { Snapshot, SnapshotEntry } from '../catalog/snapshot';
+import { FACET_FILTERS, type Snapshot, type SnapshotEntry } from '../catalog/snapshot';
 import { estimateTokens, estimateTokensYielding } from '../runtime/admission';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
@@ -40,38 +39,45 @@ type Task = RunningTask;
 /**
  * The operator's search (`GET /catalog/search`): one page of the ranking over the whole catalog
  * under the console's filters, with the list's length and exact facet counts. One pass over the
- * matches counts them all; hit objects are built only for the page.
+ * matches counts them all from the snapshot's facet columns; contracts are read, and hit
+ * objects built, only for the page.
  */
 export function searchCatalog(snapshot: Snapshot, input: In<typeof CatalogSearchInput>): CatalogSearchOutput {
-  const { entries, index, catalogGeneration } = snapshot;
+  const { entries, index, catalogGeneration, facets } = snapshot;
   const result = index.search(input.query);
-  const filter = input.filter ?? 'all';
+  const filterBit = input.filter && input.filter !== 'all' ? 1 << FACET_FILTERS.indexOf(input.filter) : 0;
+  // A kind or provider no entry has: nothing passes it (-1 matches no column value).
+  const kindWanted = input.kind ? facets.kinds.indexOf(input.kind) : undefined;
+  const providerWanted = input.provider ? facets.providers.indexOf(input.provider) : undefined;
   const offset = input.offset ?? 0;
   const end = offset + (input.limit ?? CATALOG_SEARCH_PAGE);
-  const kinds = { tool: 0, skill: 0, resource: 0, resourceTemplate: 0, prompt: 0 };
-  const providers = new Map<string, number>();
+  const kindCounts = new Uint32Array(facets.kinds.length);
+  const providerCounts = new Uint32Array(facets.providers.length);
   const hits: CatalogSearchOutput['hits'] = [];
   let total = 0;
   for (let rank = 0; rank < result.length; rank++) {
-    const { contract } = entries[result.doc(rank)]!;
-    if (!matchesFilter(contract, filter)) continue;
-    const kindOk = !input.kind || contract.kind === input.kind;
-    const providerOk = !input.provider || contract.provider === input.provider;
-    if (providerOk) kinds[contract.kind] += 1;
-    if (kindOk) providers.set(contract.provider, (providers.get(contract.provider) ?? 0) + 1);
+    const doc = result.doc(rank);
+    if ((facets.filters[doc]! & filterBit) !== filterBit) continue;
+    const kindOk = kindWanted === undefined || facets.kind[doc] === kindWanted;
+    const providerOk = providerWanted === undefined || facets.provider[doc] === providerWanted;
+    if (providerOk) kindCounts[facets.kind[doc]!]! += 1;
+    if (kindOk) providerCounts[facets.provider[doc]!]! += 1;
     if (!kindOk || !providerOk) continue;
     if (total >= offset && total < end) {
       const { score, matched } = result.hit(rank);
-      hits.push({ id: contract.id, score, matched });
+      hits.push({ id: entries[doc]!.contract.id, score, matched });
     }
     total += 1;
   }
+  const kinds = { tool: 0, skill: 0, resource: 0, resourceTemplate: 0, prompt: 0 };
+  facets.kinds.forEach((kind, at) => (kinds[kind] = kindCounts[at]!));
+  const providers = facets.providers.map((provider, at) => ({ provider, count: providerCounts[at]! })).filter(({ count }) => count > 0);
   return {
     analyzer: SEARCH_ANALYZER,
     catalogGeneration,
     matches: result.length,
     total,
-    facets: { kinds, providers: [...providers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([provider, count]) => ({ provider, count })) },
+    facets: { kinds, providers: providers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)) },
     offset,
     hits,
   };

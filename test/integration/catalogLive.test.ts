@@ -150,6 +150,14 @@ describe('GET /catalog/search', () => {
 
     const confirm = await search('query=http&filter=confirm');
     expect(confirm.hits.map((hit) => hit.id)).toEqual(['builtin:http_check']);
+
+    // A provider no capability has: nothing under it, and the kind facet says so too.
+    const none = await search('query=note&provider=nowhere');
+    expect(none).toMatchObject({ matches: 33, total: 0, hits: [], facets: { kinds: { tool: 0, skill: 0 } } });
+    expect(none.facets.providers).toEqual([
+      { provider: 'builtin', count: 2 },
+      { provider: 'skills', count: 31 },
+    ]);
   });
 
   it('refuses a page over 500', async () => {
