@@ -16,7 +16,7 @@ export interface SnapshotEntry {
  * What the console's search counts for every match, as columns by document: its kind, its
  * provider and the risk filters it passes. Counting thousands of matches from these reads a few
  * bytes each, where reading each contract chased 10,000 objects across the heap (half of a
- * search's time in a profile).
+ * search's time in a profile). Read only, as the snapshot is.
  */
 export interface SnapshotFacets {
   kinds: readonly CapabilityKind[];
@@ -25,12 +25,12 @@ export interface SnapshotFacets {
   providers: readonly string[];
   /** By document: its provider's position in `providers`. */
   provider: Uint32Array;
-  /** By document: bit i set when it passes `FACET_FILTERS[i]`. */
+  /** By document: the bits (`FILTER_BITS`) of the risk filters it passes. */
   filters: Uint8Array;
 }
 
-/** The risk filters the columns hold, each a bit; 'all' passes everything. */
-export const FACET_FILTERS: readonly Exclude<ToolFilter, 'all'>[] = ['low-risk', 'confirm'];
+/** Each risk filter's bit in the columns ('all' passes everything: no bit); every filter must have one. */
+export const FILTER_BITS: Readonly<Record<Exclude<ToolFilter, 'all'>, number>> = { 'low-risk': 1, confirm: 2 };
 
 export class Snapshot {
   /** Entries in canonical id order; position i is document i of the lexical index. */
@@ -93,7 +93,7 @@ function facetsOf(entries: readonly SnapshotEntry[]): SnapshotFacets {
     if (!providerAt.has(contract.provider)) providerAt.set(contract.provider, providers.push(contract.provider) - 1);
     kind[doc] = kindAt.get(contract.kind)!;
     provider[doc] = providerAt.get(contract.provider)!;
-    filters[doc] = FACET_FILTERS.reduce((bits, filter, bit) => (matchesFilter(contract, filter) ? bits | (1 << bit) : bits), 0);
+    for (const [filter, bit] of Object.entries(FILTER_BITS) as [keyof typeof FILTER_BITS, number][]) if (matchesFilter(contract, filter)) filters[doc]! |= bit;
   });
   return { kinds, kind, providers, provider, filters };
 }

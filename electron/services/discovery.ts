@@ -29,7 +29,7 @@ import { CapstanError } from '../../shared/errors';
 import type { Catalog, LiveEntry } from '../catalog/catalog';
 import type { Cursors } from '../catalog/cursor';
 import { canonicalJson } from '../catalog/digest';
-import { FACET_FILTERS, type Snapshot, type SnapshotEntry } from '../catalog/snapshot';
+import { FILTER_BITS, type Snapshot, type SnapshotEntry } from '../catalog/snapshot';
 import { estimateTokens, estimateTokensYielding } from '../runtime/admission';
 import type { TaskRuntime } from '../runtime/runtime';
 import type { RunningTask } from '../runtime/task';
@@ -45,7 +45,7 @@ type Task = RunningTask;
 export function searchCatalog(snapshot: Snapshot, input: In<typeof CatalogSearchInput>): CatalogSearchOutput {
   const { entries, index, catalogGeneration, facets } = snapshot;
   const result = index.search(input.query);
-  const filterBit = input.filter && input.filter !== 'all' ? 1 << FACET_FILTERS.indexOf(input.filter) : 0;
+  const filterBit = input.filter && input.filter !== 'all' ? FILTER_BITS[input.filter] : 0;
   // A kind or provider no entry has: nothing passes it (-1 matches no column value).
   const kindWanted = input.kind ? facets.kinds.indexOf(input.kind) : undefined;
   const providerWanted = input.provider ? facets.providers.indexOf(input.provider) : undefined;

@@ -221,5 +221,12 @@ describe('the gateway in front of /mcp', () => {
     expect(answers[0]!.result.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'capability_call' })]));
     const unsupported = await post({ ...later, 'mcp-protocol-version': '1999-01-01' }, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
     expect(unsupported.status).toBe(400);
+    // An initialize whose header and envelope name a date the SDK takes for no modern revision is
+    // 2025-era, served by the gateway's own exchange: one JSON answer.
+    const claimed = { ...initialize, params: { ...initialize.params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-01-01' } } };
+    const odd = await post({ ...agent, 'mcp-protocol-version': '2026-01-01' }, claimed);
+    expect(odd.status).toBe(200);
+    expect(odd.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await odd.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
   });
 });

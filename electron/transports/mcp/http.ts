@@ -193,8 +193,8 @@ function protocolOf(request: FastifyRequest): string | undefined {
 /**
  * Whether the SDK would serve this POST as 2025-era traffic. A plain request that claims no
  * 2026 envelope in `_meta`, under no header or a 2024/2025 one, is, as `classifyInboundRequest`
- * rules; one whose envelope claims the later revision its header names is not (the SDK's handler
- * classifies it again as it serves it: modern or refused). Anything else is left to that
+ * rules; one other than `initialize` whose envelope claims the later revision its header names is
+ * not (the SDK's handler classifies it again as it serves it: modern or refused). Anything else is left to that
  * classifier, whose schema checks cost 1% of a call.
  */
 function isLegacyPost(request: FastifyRequest): boolean {
@@ -204,7 +204,8 @@ function isLegacyPost(request: FastifyRequest): boolean {
     const meta = isMessage(body.params) && isMessage(body.params._meta) ? (body.params._meta as Record<string, unknown>) : undefined;
     const legacyHeader = header === undefined || (typeof header === 'string' && /^202[45]-\d\d-\d\d$/.test(header));
     if (legacyHeader && !(meta && PROTOCOL_VERSION_META_KEY in meta)) return true;
-    if (!legacyHeader && meta?.[PROTOCOL_VERSION_META_KEY] === header) return false;
+    // An initialize the SDK does not take for a modern one is 2025-era whatever it claims.
+    if (!legacyHeader && body.method !== 'initialize' && meta?.[PROTOCOL_VERSION_META_KEY] === header) return false;
   }
   return classifyInboundRequest({ httpMethod: 'POST', body, ...standardHeaders(request) }).kind === 'legacy';
 }
