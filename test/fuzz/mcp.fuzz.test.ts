@@ -1,9 +1,9 @@
 /**
  * The fuzz campaign against Capstan's own MCP server (`POST /mcp`), the way agents come in:
  * arbitrary JSON-RPC over Streamable HTTP against a real gateway on loopback. Messages are the
- * methods MCP clients send (and some they should not), with ids of every JSON type, batches, and
- * `tools/call` arguments shaped by the tools' own input schemas, mixed with values a schema
- * cannot expect (lone surrogates, prototype keys, numbers beyond a double, deep nesting); headers
+ * methods MCP clients send (and some they should not), with ids of every JSON type, batches (some
+ * cancelling their own requests), and `tools/call` arguments shaped by the tools' own input
+ * schemas, mixed with values a schema cannot expect (lone surrogates, prototype keys, numbers beyond a double, deep nesting); headers
  * carry every protocol revision (and nonsense ones), session ids the gateway issued and forged
  * ones, and arbitrary Accept and Content-Type.
  *
@@ -202,6 +202,17 @@ const rawBody = fc.oneof(
   ),
 );
 
+/**
+ * A batch that cancels its own requests: all of them from the front, or all but the last from the
+ * back; with `respond`, a JSON-RPC response under the first one's id too.
+ */
+function cancellingItself(batch: Record<string, unknown>[], first: boolean, respond: boolean): Record<string, unknown>[] {
+  const ids = batch.filter((message) => typeof message.method === 'string' && 'id' in message).map((message) => message.id);
+  const cancellations = ids.map((requestId) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'fuzz' } }));
+  const responses = respond ? ids.slice(0, 1).map((id) => ({ jsonrpc: '2.0', id, result: {} })) : [];
+  return first ? [...cancellations, ...responses, ...batch] : [...batch, ...responses, ...cancellations.slice(0, -1)];
+}
+
 interface Case {
   headers: Record<string, string>;
   body: string | undefined;
@@ -221,6 +232,7 @@ function cases(): fc.Arbitrary<Case> {
   const body = fc.oneof(
     { weight: 8, arbitrary: message().map((one) => JSON.stringify(one)) },
     { weight: 1, arbitrary: fc.array(message(), { minLength: 1, maxLength: 3 }).map((batch) => JSON.stringify(batch)) },
+    { weight: 1, arbitrary: fc.tuple(fc.array(message(), { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean()).map(([batch, first, respond]) => JSON.stringify(cancellingItself(batch, first, respond))) },
     { weight: 2, arbitrary: rawBody },
   );
   return fc.record({ headers, body }).filter(({ body: text }) => !/http_check/i.test(text ?? ''));
