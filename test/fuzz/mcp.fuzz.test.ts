@@ -3,9 +3,9 @@
  * arbitrary JSON-RPC over Streamable HTTP against a real gateway on loopback. Messages are the
  * methods MCP clients send (and some they should not), with ids of every JSON type, batches (some
  * cancelling their own requests), and `tools/call` arguments shaped by the tools' own input
- * schemas, mixed with values a schema cannot expect (lone surrogates, prototype keys, numbers beyond a double, deep nesting); headers
- * carry every protocol revision (and nonsense ones), session ids the gateway issued and forged
- * ones, and arbitrary Accept and Content-Type.
+ * schemas, mixed with values a schema cannot expect (lone surrogates, prototype keys, numbers
+ * beyond a double, deep nesting); headers carry every protocol revision (and nonsense ones),
+ * session ids the gateway issued and forged ones, and arbitrary Accept and Content-Type.
  *
  * It holds that every answer is either the gateway's error envelope with a documented code and
  * that code's status, or JSON-RPC (as JSON or as server-sent events) answering the request's id;
