@@ -22,6 +22,7 @@ export interface SnapshotFacets {
   kinds: readonly CapabilityKind[];
   /** By document: its kind's position in `kinds`. */
   kind: Uint8Array;
+  /** In order of name, as the search lists them. */
   providers: readonly string[];
   /** By document: its provider's position in `providers`. */
   provider: Uint32Array;
@@ -82,15 +83,14 @@ export class Snapshot {
 
 function facetsOf(entries: readonly SnapshotEntry[]): SnapshotFacets {
   const kinds: CapabilityKind[] = [];
-  const providers: string[] = [];
   const kindAt = new Map<CapabilityKind, number>();
-  const providerAt = new Map<string, number>();
+  const providers = [...new Set(entries.map(({ contract }) => contract.provider))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const providerAt = new Map(providers.map((name, at) => [name, at]));
   const kind = new Uint8Array(entries.length);
   const provider = new Uint32Array(entries.length);
   const filters = new Uint8Array(entries.length);
   entries.forEach(({ contract }, doc) => {
     if (!kindAt.has(contract.kind)) kindAt.set(contract.kind, kinds.push(contract.kind) - 1);
-    if (!providerAt.has(contract.provider)) providerAt.set(contract.provider, providers.push(contract.provider) - 1);
     kind[doc] = kindAt.get(contract.kind)!;
     provider[doc] = providerAt.get(contract.provider)!;
     for (const [filter, bit] of Object.entries(FILTER_BITS) as [keyof typeof FILTER_BITS, number][]) if (matchesFilter(contract, filter)) filters[doc]! |= bit;

@@ -71,13 +71,14 @@ export function searchCatalog(snapshot: Snapshot, input: In<typeof CatalogSearch
   }
   const kinds = { tool: 0, skill: 0, resource: 0, resourceTemplate: 0, prompt: 0 };
   facets.kinds.forEach((kind, at) => (kinds[kind] = kindCounts[at]!));
+  // In order of name already (`facets.providers`).
   const providers = facets.providers.map((provider, at) => ({ provider, count: providerCounts[at]! })).filter(({ count }) => count > 0);
   return {
     analyzer: SEARCH_ANALYZER,
     catalogGeneration,
     matches: result.length,
     total,
-    facets: { kinds, providers: providers.sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0)) },
+    facets: { kinds, providers },
     offset,
     hits,
   };

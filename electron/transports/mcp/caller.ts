@@ -30,5 +30,5 @@ export function callerOf(ctx: ServerContext): McpCaller {
   const caller = (ctx.http?.authInfo?.extra as { caller?: McpCaller } | undefined)?.caller;
   if (!caller) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The request reached the server without its caller');
   const own = caller.inBatch?.get(keyOf(ctx.mcpReq.id));
-  return own ? { ...caller, ...own, inBatch: undefined } : caller;
+  return own ? { ...caller, requestId: own.requestId, log: own.log, signal: own.signal, inBatch: undefined } : caller;
 }

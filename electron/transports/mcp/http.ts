@@ -110,7 +110,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       const running = new AbortController();
       const inBatch = legacy?.batch ? batchRequests(legacy.messages, request, running.signal) : undefined;
       const tracked = inBatch
-        ? [...inBatch].map(([id, own]) => sessions.track(session, principal, id, own.controller))
+        ? [...inBatch.values()].map(({ id, controller }) => sessions.track(session, principal, id, controller))
         : isRequest(body)
           ? [sessions.track(session, principal, body.id, running)]
           : [];
@@ -129,7 +129,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         requestIdIssued: request.requestIdIssued,
         log: request.log,
         signal: running.signal,
-        ...(inBatch && { inBatch: new Map([...inBatch].map(([id, { requestId, log, signal }]) => [keyOf(id), { requestId, log, signal }])) }),
+        inBatch,
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
       if (legacy) return serveLegacyPost(legacy, request, reply, { servers, dynamic: listsLoadedTools('legacy', caller), authInfo, retryMs: SSE_RETRY_MS });
@@ -245,7 +245,7 @@ const isRequest = (body: unknown, method?: string): body is JsonRpcMessage & { i
 const isNotification = (body: unknown, method: string): body is JsonRpcMessage => isMessage(body) && body.id === undefined && body.method === method;
 
 /**
- * Each request of a batch, by JSON-RPC id, as a request of its own: a requestId (the POST's with
+ * Each request of a batch, by JSON-RPC id (`keyOf`), as a request of its own: a requestId (the POST's with
  * `.1`, `.2`… in the batch's order, since calls in flight in one task need requestIds of their
  * own), its log, and a controller that its own cancellation or its session's end aborts, whose
  * signal aborts with the batch's too (`running`: the client gone).
@@ -257,7 +257,7 @@ function batchRequests(messages: readonly unknown[], request: FastifyRequest, ru
       const suffix = `.${index + 1}`;
       const requestId = `${request.requestId.slice(0, MAX_REQUEST_ID - suffix.length)}${suffix}`;
       const controller = new AbortController();
-      return [id, { requestId, log: request.log.child({ requestId }), controller, signal: AbortSignal.any([controller.signal, running]) }];
+      return [keyOf(id), { id, requestId, log: request.log.child({ requestId }), controller, signal: AbortSignal.any([controller.signal, running]) }];
     }),
   );
 }

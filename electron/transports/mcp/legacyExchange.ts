@@ -151,7 +151,8 @@ function withoutCancelledInBatch(messages: JSONRPCMessage[]): JSONRPCMessage[] {
   const asked = new Set(messages.filter(isRequest).map((message) => keyOf(message.id)));
   const cancelled = new Set(messages.filter(isCancellation).map((message) => keyOf(message.params.requestId)).filter((key) => asked.has(key)));
   if (cancelled.size === 0) return messages;
-  return messages.filter((message) => !cancelled.has(keyOf(isRequest(message) ? message.id : isCancellation(message) ? message.params.requestId : undefined)));
+  const named = (message: JSONRPCMessage) => (isRequest(message) ? message.id : isCancellation(message) ? message.params.requestId : undefined);
+  return messages.filter((message) => named(message) === undefined || !cancelled.has(keyOf(named(message))));
 }
 
 const isCancellation = (message: JSONRPCMessage): message is JSONRPCMessage & { params: { requestId?: unknown } } =>
@@ -166,8 +167,8 @@ const isResponse = (message: JSONRPCMessage): message is Response => !('method' 
 class LegacyExchange implements ServerExchange {
   /** Resolves once the reply is sent (JSON) or its stream is open (SSE). */
   readonly sent: Promise<void>;
+  /** By request, in the request's order: its answer once it came. */
   readonly #answers = new Map<string, Response | undefined>();
-  readonly #ids: Id[];
   #stream: PassThrough | undefined;
   #finished = false;
   /** Every request got its answer. */
@@ -183,8 +184,7 @@ class LegacyExchange implements ServerExchange {
     requests: readonly { id: Id }[],
     private readonly options: { batch: boolean; priming: boolean; retryMs: number },
   ) {
-    this.#ids = requests.map((request) => request.id);
-    for (const id of this.#ids) this.#answers.set(keyOf(id), undefined);
+    for (const { id } of requests) this.#answers.set(keyOf(id), undefined);
     this.sent = new Promise((resolve) => (this.#resolveSent = resolve));
     this.#streamTimer = setTimeout(() => this.#openStream(), STREAM_AFTER_MS);
   }
@@ -229,7 +229,7 @@ class LegacyExchange implements ServerExchange {
     this.#stop();
     if (this.#stream) this.#stream.end();
     else {
-      const answers = this.#ids.map((id) => this.#answers.get(keyOf(id))!);
+      const answers = [...this.#answers.values()];
       this.#replied = true;
       this.reply.code(200).type('application/json').send(JSON.stringify(this.options.batch ? answers : answers[0]));
     }
