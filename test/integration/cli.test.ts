@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVE_ENV } from '../../electron/server';
 import { DATABASE_FILE } from '../../electron/store/database';
-import { CLI, startServe } from '../support/serveProcess';
+import { nodeArgsFor } from '../support/cliLaunch';
+import { CLI, startServe, startServeAsBin } from '../support/serveProcess';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'capstan-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -42,6 +43,21 @@ describe('capstan serve', () => {
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
     expect(serve.stderr()).toContain('shutting down');
+  });
+
+  // /proc shows what the kernel and `env -S` made of the shebang; other systems have no /proc to read.
+  it.runIf(process.platform === 'linux')('runs as its bin through its shebang, with the V8 flags every way of starting it passes', async () => {
+    const flags = nodeArgsFor(CLI);
+    expect(flags).toContain('--max-semi-space-size=8');
+    const { scripts } = JSON.parse(readFileSync(join(dirname(CLI), '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    for (const name of ['start', 'serve', 'capstan']) expect(scripts[name], name).toMatch(new RegExp(`(^|&& )node ${flags.join(' ')} dist/(cli|start)\\.js\\b`));
+
+    const bin = await startServeAsBin(['--port', '0', '--data-dir', dataDir], { CAPSTAN_TOKEN: 'bin-token-0123456789' });
+    const commandLine = readFileSync(`/proc/${bin.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(commandLine.slice(1, 2 + flags.length)).toEqual([...flags, CLI]);
+    expect((await fetch(`${bin.url}/tools`, { headers: { authorization: 'Bearer bin-token-0123456789' } })).status).toBe(200);
+    bin.child.kill('SIGTERM');
+    expect((await bin.exited).code).toBe(0);
   });
 
   it('takes the token from CAPSTAN_TOKEN without a warning, or makes a random one, and exits cleanly on SIGINT', async () => {

@@ -1,8 +1,10 @@
 /** Runs the built `capstan serve` as an operator would and waits for its console line. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { delimiter, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { nodeArgsFor } from './cliLaunch';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const ELECTRON_MAIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
@@ -20,7 +22,12 @@ export interface ServeProcess {
 
 /** `env` adds to this process's environment minus its CAPSTAN_* variables, which would change the options under test. */
 export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  return launch(CLI, ['serve', ...args], env);
+  return launch(CLI, ['serve', ...args], env, nodeArgsFor(CLI));
+}
+
+/** `capstan serve` executed as its bin is, through the shebang (`env` finds the Node running the tests first on PATH). */
+export function startServeAsBin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  return launch(CLI, ['serve', ...args], { PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...env }, 'shebang');
 }
 
 /**
@@ -56,10 +63,12 @@ export async function startHostWithTestTools(dataDir: string, token: string): Pr
   return launch(HOST_WITH_TEST_TOOLS, [dataDir, token], {});
 }
 
-function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ServeProcess> {
+/** `nodeArgs`: Node's flags before the entry, or `shebang` to execute the entry itself. */
+function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] | 'shebang' = []): Promise<ServeProcess> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], { env: { ...inherited, ...env } });
+  const options = { env: { ...inherited, ...env } };
+  const child = nodeArgs === 'shebang' ? spawn(entry, args, options) : spawn(process.execPath, [...nodeArgs, entry, ...args], options);
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
