@@ -4,12 +4,10 @@
  * Electron app and serves the console to a browser on loopback.
  *
  * The shebang caps V8's young generation at 8 MB a semi-space (npm's Windows shim reads the same
- * line; `npm run serve` and `npm start` pass the same flag). Left to itself V8 grows it to 64 MB
- * under an agent's load and keeps it, garbage and all: a gateway serving eight MCP clients held
- * 300–310 MB against 220 with the cap, and 10,000 skills loaded 198 MB against 173–179. The cost
- * is more, shorter scavenges (2 ms against 6): about 2% of a call's CPU by V8's own trace, which
- * throughput measured in turns could not tell from the host's noise. The cap is read once, when
- * the heap is set up, so it cannot be set from here at run time.
+ * line; `npm run serve` and `npm start` pass the same flag). Left to itself V8 grows it up to 64
+ * MB and keeps it, garbage and all: with 10,000 skills and the console's first search, 189 MB
+ * against 235; under eight agents, 220–250 against 330–350. The price is more, shorter scavenges
+ * (docs/benchmarks.md, ¹³). V8 reads the cap once, as it sets up the heap: it cannot be set here.
  *
  * Each command's modules are imported when that command runs (esbuild splits them into chunks,
  * build/build.mjs): `capstan --help` or `capstan tools` need neither Fastify nor the host, and
