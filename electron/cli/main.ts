@@ -1,13 +1,7 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env node
 /**
  * `capstan <command>`: the headless face of Capstan. `serve` runs the same host as the
  * Electron app and serves the console to a browser on loopback.
- *
- * The shebang caps V8's young generation at 8 MB a semi-space (npm's Windows shim reads the same
- * line; `npm run serve` and `npm start` pass the same flag). Left to itself V8 grows it up to 64
- * MB and keeps it, garbage and all: with 10,000 skills and the console's first search, 189 MB
- * against 235; under eight agents, 220–250 against 330–350. The price is more, shorter scavenges
- * (docs/benchmarks.md, ¹³). V8 reads the cap once, as it sets up the heap: it cannot be set here.
  *
  * Each command's modules are imported when that command runs (esbuild splits them into chunks,
  * build/build.mjs): `capstan --help` or `capstan tools` need neither Fastify nor the host, and
@@ -17,8 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { LedgerEntry } from '../../shared/ledger';
 import { commandUsage, USAGE } from './usage';
+import { ensureYoungGenerationCap } from './youngGeneration';
 
 async function serve(args: string[]): Promise<void> {
+  // Before anything is loaded or opened: this may replace the process with a capped one.
+  ensureYoungGenerationCap();
   // The gateway's modules load with the host's, not after it: once the host exists its skills
   // are being read, and the gateway should listen without waiting behind them.
   const [{ announce, closeLogger, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('../server'), import('../host'), import('../transports/http')]);

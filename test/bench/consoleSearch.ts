@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { CATALOG_SEARCH_PAGE } from '../../shared/discovery';
 import { syntheticCatalog, syntheticQueries } from './syntheticCatalog';
-import { nodeArgsFor } from '../support/cliLaunch';
 
 const SKILLS = 10_000;
 /** Enough samples for a p95 that is not one unlucky keystroke: 5% of 200 is ten. */
@@ -40,7 +39,7 @@ async function writeSkills(dir: string, count: number): Promise<number> {
 }
 
 function startServe(cli: string, dataDir: string, skillsDir: string): Promise<{ child: ChildProcess; consoleUrl: string }> {
-  const child = spawn(process.execPath, [...nodeArgsFor(cli), cli, 'serve', '--port', '0', '--data-dir', dataDir, '--skills-dir', skillsDir, '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--skills-dir', skillsDir, '--log-level', 'warn'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

@@ -14,7 +14,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { nodeArgsFor } from '../support/cliLaunch';
 
 const CONNECTIONS = 10;
 
@@ -132,7 +131,7 @@ export async function benchGatewayThroughput(cli: string, { rounds = 4, seconds 
   const serve = (name: string, path: string) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'capstan-bench-'));
     dirs.push(dataDir);
-    return startServer(name, [...nodeArgsFor(path), path, 'serve', '--port', '0', '--data-dir', dataDir]);
+    return startServer(name, [path, 'serve', '--port', '0', '--data-dir', dataDir]);
   };
   const servers: Server[] = [];
   try {

@@ -18,7 +18,6 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import autocannon from 'autocannon';
-import { nodeArgsFor } from '../support/cliLaunch';
 
 const resolve = createRequire(import.meta.url).resolve;
 const EVERYTHING = resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -135,7 +134,7 @@ async function startCapstan(cli: string, telemetry: { endpoint: string } | undef
     join(dataDir, 'config.json'),
     JSON.stringify({ grants: GRANTS, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, ...(telemetry ? { telemetry } : {}) }),
   );
-  const started = await startChild('capstan serve', [...nodeArgsFor(cli), cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: TOKEN }, /Capstan console: (http:\/\/[^/]+)\//);
+  const started = await startChild('capstan serve', [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { CAPSTAN_TOKEN: TOKEN }, /Capstan console: (http:\/\/[^/]+)\//);
   const url = started.found;
   await waitUntil(async () => {
     const catalog = (await (await fetch(`${url}/catalog`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { providers: { name: string; tools: number; status?: { state: string } }[] };
@@ -264,7 +263,7 @@ export async function benchMcpServe(cli: string, seconds = 7.5) {
   const dataDir = mkdtempSync(join(tmpdir(), 'capstan-bench-start-'));
   writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ mcpServers: servers }));
   started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgsFor(cli), cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, CAPSTAN_TOKEN: 'bench-token-0123456789' },
   });

@@ -11,7 +11,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { nodeArgsFor } from '../support/cliLaunch';
 
 const CONNECTIONS = 10;
 const MODERN = '2026-07-28';
@@ -29,7 +28,7 @@ interface Target {
 }
 
 function startServe(cli: string, dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [...nodeArgsFor(cli), cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'ignore'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -11,7 +11,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { syntheticCatalog } from './syntheticCatalog';
-import { nodeArgsFor } from '../support/cliLaunch';
 
 export interface StartupRun {
   /** Which build: `capstan`, or `compared` (CAPSTAN_BENCH_COMPARE, another build's dist/cli.js). */
@@ -66,7 +65,7 @@ async function startOnce(name: string, cli: string, skills: number, skillsDir: s
   const token = 'bench-token-0123456789abcdef';
   const origin = `http://127.0.0.1:${port}`;
   const headers = { authorization: `Bearer ${token}` };
-  const args = [...nodeArgsFor(cli), cli, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...(skillsDir ? ['--skills-dir', skillsDir] : [])];
+  const args = [cli, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...(skillsDir ? ['--skills-dir', skillsDir] : [])];
   const started = performance.now();
   const child = spawn(process.execPath, args, { env: { ...process.env, CAPSTAN_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -123,7 +122,7 @@ export async function benchStartup(cli: string, { rounds = 3, compareCli }: { ro
     for (let round = 0; round < 5; round++) {
       for (const [name, path] of clis) {
         const started = performance.now();
-        await new Promise((resolve) => spawn(process.execPath, [...nodeArgsFor(path), path, '--help'], { stdio: 'ignore' }).once('exit', resolve));
+        await new Promise((resolve) => spawn(process.execPath, [path, '--help'], { stdio: 'ignore' }).once('exit', resolve));
         help.get(name)!.push(performance.now() - started);
       }
     }

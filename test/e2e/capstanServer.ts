@@ -5,7 +5,6 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { nodeArgsFor } from '../support/cliLaunch';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,7 +36,7 @@ export interface StartOptions {
 export async function startCapstan(dataDir: string, { args: extraArgs = [], port = 0, token = randomToken(), config }: StartOptions = {}): Promise<CapstanServer> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before the end-to-end tests`);
   if (config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config, null, 2));
-  const args = [...nodeArgsFor(CLI), CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs];
+  const args = [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...extraArgs];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     // The token goes where an operator should put it, out of the process list; no other CAPSTAN_*

@@ -4,7 +4,6 @@
  * answered. Its environment is the test's without any CAPSTAN_* variable, plus what a test gives.
  */
 import { spawn } from 'node:child_process';
-import { nodeArgsFor } from './cliLaunch';
 import { CLI } from './serveProcess';
 
 export interface CliRun {
@@ -18,7 +17,7 @@ export const inherited = () => Object.fromEntries(Object.entries(process.env).fi
 
 /** The CLI with a stdin that is not a terminal (a pipe, closed at once), as a script runs it. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, [...nodeArgsFor(CLI), CLI, ...args], { env: { ...inherited(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...inherited(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end();
   let stdout = '';
   let stderr = '';
@@ -37,7 +36,7 @@ export interface TerminalOptions {
 
 /** The CLI on a pseudo-terminal; its output as the terminal got it (carriage returns removed). */
 export function runCliOnTerminal(args: readonly string[], { env = {}, columns, answer }: TerminalOptions = {}): Promise<{ code: number | null; output: string }> {
-  const words = [process.execPath, ...nodeArgsFor(CLI), CLI, ...args].map((word) => `'${word}'`).join(' ');
+  const words = [process.execPath, CLI, ...args].map((word) => `'${word}'`).join(' ');
   const command = columns === undefined ? words : `stty cols ${columns} rows 50; exec ${words}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...inherited(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';

@@ -1,10 +1,8 @@
 /** Runs the built `capstan serve` as an operator would and waits for its console line. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { delimiter, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { nodeArgsFor } from './cliLaunch';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const ELECTRON_MAIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
@@ -20,14 +18,12 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `env` adds to this process's environment minus its CAPSTAN_* variables, which would change the options under test. */
-export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  return launch(CLI, ['serve', ...args], env, nodeArgsFor(CLI));
-}
-
-/** `capstan serve` executed as its bin is, through the shebang (`env` finds the Node running the tests first on PATH). */
-export function startServeAsBin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  return launch(CLI, ['serve', ...args], { PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, ...env }, 'shebang');
+/**
+ * `env` adds to this process's environment minus its CAPSTAN_* variables, which would change the
+ * options under test; `nodeArgs` are Node's flags, before the CLI.
+ */
+export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<ServeProcess> {
+  return launch(CLI, ['serve', ...args], env, nodeArgs);
 }
 
 /**
@@ -63,12 +59,10 @@ export async function startHostWithTestTools(dataDir: string, token: string): Pr
   return launch(HOST_WITH_TEST_TOOLS, [dataDir, token], {});
 }
 
-/** `nodeArgs`: Node's flags before the entry, or `shebang` to execute the entry itself. */
-function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] | 'shebang' = []): Promise<ServeProcess> {
+function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ServeProcess> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-  const options = { env: { ...inherited, ...env } };
-  const child = nodeArgs === 'shebang' ? spawn(entry, args, options) : spawn(process.execPath, [...nodeArgs, entry, ...args], options);
+  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], { env: { ...inherited, ...env } });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
