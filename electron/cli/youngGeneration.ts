@@ -11,13 +11,16 @@
  * Node before 22.15: no `process.execve`), the gateway runs uncapped, as it would have anyway.
  */
 
-export const YOUNG_GENERATION_CAP = '--max-semi-space-size=8';
+const YOUNG_GENERATION_CAP = '--max-semi-space-size=8';
 
 /** Returns only if this process already runs with the cap, or cannot be replaced by one that does. */
 export function ensureYoungGenerationCap(): void {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return;
+  // V8 takes its flags with dashes or underscores.
+  if (given.some((flag) => flag.replaceAll('_', '-').startsWith('--max-semi-space-size'))) return;
   if (typeof process.execve !== 'function') return;
+  // Writes still queued (a pipe is written asynchronously on macOS) would be lost with the process.
+  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) return;
   try {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, YOUNG_GENERATION_CAP, ...process.argv.slice(1)], process.env);
   } catch {
