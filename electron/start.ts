@@ -4,7 +4,7 @@
  * from outside the package registries, which some machines cannot reach.
  */
 import { execFile, spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -56,7 +56,10 @@ function runElectron(binary: string, args: string[]): void {
 
 /** The browser fallback runs `capstan serve` in this process, so signals need no forwarding. */
 async function serveForBrowser(args: string[]): Promise<void> {
-  process.stdout.write(
+  // Written to the descriptor, not process.stdout: serve may re-execute this process, and must find
+  // the standard streams untouched (electron/cli/youngGeneration.ts).
+  writeSync(
+    1,
     'Capstan: the Electron binary is not available on this machine (it could not be downloaded); serving the console for a browser instead — open the URL below. (npm run serve does the same.)\n',
   );
   const cli = join(distDir, 'cli.js');

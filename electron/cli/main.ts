@@ -14,8 +14,6 @@ import { commandUsage, USAGE } from './usage';
 import { ensureYoungGenerationCap } from './youngGeneration';
 
 async function serve(args: string[]): Promise<void> {
-  // Before anything is loaded or opened: this may replace the process with a capped one.
-  ensureYoungGenerationCap();
   // The gateway's modules load with the host's, not after it: once the host exists its skills
   // are being read, and the gateway should listen without waiting behind them.
   const [{ announce, closeLogger, createLogger, parseServeOptions, startServer }, { createHost }] = await Promise.all([import('../server'), import('../host'), import('../transports/http')]);
@@ -191,6 +189,11 @@ function quietOnBrokenPipes(command: string): void {
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `capstan <command> [sub] --help` (or -h) anywhere before a `--`: that command's usage, nothing run.
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  const wantsHelp = options.includes('--help') || options.includes('-h');
+  // Before process.stdout or stderr exists: this may replace the process (youngGeneration.ts).
+  if (command === 'serve' && !wantsHelp) ensureYoungGenerationCap();
   if (command) quietOnBrokenPipes(command);
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
@@ -201,9 +204,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`capstan: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
-  // `capstan <command> [sub] --help` (or -h) anywhere before a `--`: that command's usage, nothing run.
-  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
-  if (options.includes('--help') || options.includes('-h')) {
+  if (wantsHelp) {
     process.stdout.write(commandUsage(command, rest[0]) ?? USAGE);
     return 0;
   }

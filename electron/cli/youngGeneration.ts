@@ -5,25 +5,30 @@
  * over /mcp, 330–350 MB against 220–250. The price is more, shorter scavenges (docs/benchmarks.md, ¹³).
  *
  * V8 reads the cap once, as it sets up the heap, so a process started without it re-executes
- * itself with it: the same process id, arguments, environment and standard streams, nothing yet
- * opened. However it was started (the `capstan` bin, `node dist/cli.js`, the npm scripts, a
- * client starting a gateway for `capstan mcp`), one place decides. Where Node cannot (Windows,
- * Node before 22.15: no `process.execve`), the gateway runs uncapped, as it would have anyway.
+ * itself with it: the same process id, arguments, environment and standard streams. However it
+ * was started (the `capstan` bin, `node dist/cli.js`, the npm scripts, a client starting a
+ * gateway for `capstan mcp`), one place decides. It runs before process.stdout or stderr exists:
+ * making one sets a pipe non-blocking, a state shared with whoever else writes to that pipe, which
+ * Node puts back at exit but an exec would leave behind. Not re-executed: a process given its own
+ * size (on the command line or in NODE_OPTIONS), one with an IPC channel (lost across an exec) or
+ * an inspector (a debugger would be dropped), and where Node cannot (Windows, Node before 22.15):
+ * those run as started.
  */
 
 const YOUNG_GENERATION_CAP = '--max-semi-space-size=8';
 
-/** Returns only if this process already runs with the cap, or cannot be replaced by one that does. */
+/** Returns only if this process may run as it is; otherwise it is replaced by a capped one. */
 export function ensureYoungGenerationCap(): void {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  // V8 takes its flags with dashes or underscores.
-  if (given.some((flag) => flag.replaceAll('_', '-').startsWith('--max-semi-space-size'))) return;
-  if (typeof process.execve !== 'function') return;
-  // Writes still queued (a pipe is written asynchronously on macOS) would be lost with the process.
-  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) return;
+  // V8 takes its flags with dashes or underscores, NODE_OPTIONS them quoted too.
+  const ownSize = /(^|[\s"'])--max[-_]semi[-_]space[-_]size/;
+  if (process.execArgv.some((flag) => ownSize.test(flag)) || ownSize.test(process.env.NODE_OPTIONS ?? '')) return;
+  if (process.channel || process.execArgv.some((flag) => /^--inspect/.test(flag))) return;
+  if (process.platform === 'win32' || typeof process.execve !== 'function') return;
+  // Node aborts the process if the exec itself fails; it throws only where it cannot try (a worker
+  // thread, a permission model without child processes), and then this process serves uncapped.
   try {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, YOUNG_GENERATION_CAP, ...process.argv.slice(1)], process.env);
   } catch {
-    // Replacing the process failed (it is still this one): serve uncapped rather than not at all.
+    return;
   }
 }

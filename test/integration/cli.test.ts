@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -44,28 +44,59 @@ describe('capstan serve', () => {
     expect(serve.stderr()).toContain('shutting down');
   });
 
-  // /proc shows the command line a process runs under; other systems have none to read.
-  it.runIf(process.platform === 'linux')("runs under V8's young-generation cap however it is started, keeping the Node flags it was given", async () => {
+  // /proc shows the command line a process runs under; other systems have none to read. Node
+  // before 22.15 cannot re-execute a process, and serves as started.
+  const reexecutes = process.platform === 'linux' && typeof process.execve === 'function';
+
+  it.runIf(reexecutes)("runs under V8's young-generation cap when started without it, keeping the Node flags it was given", { timeout: 60_000 }, async () => {
     const commandLineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
     const serveArgs = ['serve', '--port', '0', '--data-dir', dataDir];
     const cases = [
-      { nodeArgs: [], env: {}, expected: [process.execPath, '--max-semi-space-size=8', CLI, ...serveArgs] },
-      { nodeArgs: ['--no-deprecation'], env: {}, expected: [process.execPath, '--no-deprecation', '--max-semi-space-size=8', CLI, ...serveArgs] },
-      // An operator's own size is theirs, on the command line or in NODE_OPTIONS.
-      { nodeArgs: ['--max-semi-space-size=16'], env: {}, expected: [process.execPath, '--max-semi-space-size=16', CLI, ...serveArgs] },
-      { nodeArgs: [], env: { NODE_OPTIONS: '--max-semi-space-size=32' }, expected: [process.execPath, CLI, ...serveArgs] },
+      { nodeArgs: [], nodeOptions: '', expected: [process.execPath, '--max-semi-space-size=8', CLI, ...serveArgs] },
+      { nodeArgs: ['--no-deprecation'], nodeOptions: '', expected: [process.execPath, '--no-deprecation', '--max-semi-space-size=8', CLI, ...serveArgs] },
+      // An operator's own size is theirs: on the command line, in either spelling, or in NODE_OPTIONS, quoted or not.
+      { nodeArgs: ['--max-semi-space-size=16'], nodeOptions: '', expected: [process.execPath, '--max-semi-space-size=16', CLI, ...serveArgs] },
+      { nodeArgs: ['--max_semi_space_size=16'], nodeOptions: '', expected: [process.execPath, '--max_semi_space_size=16', CLI, ...serveArgs] },
+      { nodeArgs: [], nodeOptions: '--max-semi-space-size=32', expected: [process.execPath, CLI, ...serveArgs] },
+      { nodeArgs: [], nodeOptions: '"--max-semi-space-size=32"', expected: [process.execPath, CLI, ...serveArgs] },
     ];
-    for (const { nodeArgs, env, expected } of cases) {
-      const serve = await startServe(serveArgs.slice(1), { CAPSTAN_TOKEN: 'cap-token-0123456789', ...env }, nodeArgs);
+    for (const { nodeArgs, nodeOptions, expected } of cases) {
+      const serve = await startServe(serveArgs.slice(1), { CAPSTAN_TOKEN: 'cap-token-0123456789', NODE_OPTIONS: nodeOptions }, nodeArgs);
       try {
-        // The same process (execve keeps its id), replaced before it listened.
-        expect(commandLineOf(serve.child.pid!), nodeArgs.join(' ')).toEqual(expected);
+        // The same process: an exec keeps its id.
+        expect(commandLineOf(serve.child.pid!), `${nodeArgs.join(' ')} NODE_OPTIONS=${nodeOptions}`).toEqual(expected);
         expect((await fetch(`${serve.url}/tools`, { headers: { authorization: 'Bearer cap-token-0123456789' } })).status).toBe(200);
       } finally {
         serve.child.kill('SIGTERM');
-        expect((await serve.exited).code).toBe(0);
       }
+      expect((await serve.exited).code).toBe(0);
     }
+  });
+
+  it.runIf(reexecutes)('leaves a pipe it shares with other programs blocking, as it found it, when it re-executes itself', { timeout: 30_000 }, async () => {
+    // One pipe for the shell and the gateway: the shell prints the gateway's pid, then, once the
+    // gateway has gone, the flags of its own stdout, the same pipe. Non-blocking (04000) would
+    // make the next program that writes there fail with EAGAIN.
+    const script = `"$NODE" "$CLI" serve --port 0 --data-dir "$DATA" & echo "pid $!"; wait; grep '^flags' /proc/self/fdinfo/1`;
+    const shell = spawn('sh', ['-c', script], { env: { ...process.env, NODE: process.execPath, CLI, DATA: dataDir, CAPSTAN_TOKEN: 'pipe-token-0123456789', NODE_OPTIONS: '' } });
+    let out = '';
+    const closed = new Promise<void>((resolve) => shell.once('close', () => resolve()));
+    shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      const listening = () => {
+        const pid = /^pid (\d+)$/m.exec(out)?.[1];
+        if (!pid || !out.includes('Capstan console:')) return;
+        shell.stdout.off('data', listening);
+        process.kill(Number(pid), 'SIGTERM');
+        resolve();
+      };
+      shell.stdout.on('data', listening);
+      void closed.then(() => reject(new Error(`the shell ended before the gateway listened:\n${out}`)));
+    });
+    await closed;
+    const flags = /^flags:\s+([0-7]+)$/m.exec(out)?.[1];
+    expect(flags, out).toBeDefined();
+    expect(Number.parseInt(flags!, 8) & 0o4000).toBe(0);
   });
 
   it('takes the token from CAPSTAN_TOKEN without a warning, or makes a random one, and exits cleanly on SIGINT', async () => {
