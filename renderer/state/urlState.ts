@@ -61,8 +61,8 @@ export function urlForView(view: UrlView): string {
  * on every keystroke, that was about a fifth of the console's keystroke → paint (the console bench).
  */
 const QUERY_SETTLE_MS = 250;
-/** Where a query typed in the last moments before a reload waits for the page that follows. */
-const TYPED_KEY = 'capstan.view.typed';
+/** The view the page last had, for a reload to open (the address may lag it by QUERY_SETTLE_MS). */
+const LATEST_KEY = 'capstan.view.latest';
 
 const sameView = (a: UrlView, b: UrlView) =>
   a.selectedId === b.selectedId && a.query === b.query && a.filter === b.filter && a.kind === b.kind && a.provider === b.provider;
@@ -77,28 +77,31 @@ const replaceSearch = (search: string) => {
 };
 
 /**
- * The query string the console's view starts from: the address's own, or on a reload the one
- * typed just before it, which the address had not caught up with (the page going away keeps it
- * for the tab, `followViewInUrl`). A link opened in the same tab is never overridden.
+ * The query string the console's view starts from: the address's own, or on a reload the view the
+ * page last had, which the address may not have caught up with (the tab keeps it,
+ * `followViewInUrl`). A link opened in the same tab, or Back and Forward, go by the address.
  */
 export function startingSearch(): string {
   if (typeof window === 'undefined') return '';
-  let typed: string | null = null;
+  const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
   try {
-    typed = sessionStorage.getItem(TYPED_KEY);
-    sessionStorage.removeItem(TYPED_KEY);
+    const latest = sessionStorage.getItem(LATEST_KEY);
+    if (latest !== null && navigation?.type === 'reload') replaceSearch(latest);
+    // Any other start goes by its address, and so does a reload before the view next changes.
+    else sessionStorage.removeItem(LATEST_KEY);
   } catch {
     // No storage: the address is all there is.
   }
-  const [navigation] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
-  if (typed !== null && navigation?.type === 'reload') replaceSearch(typed);
   return window.location.search;
 }
 
 /**
  * Keeps the address in step with the view, replacing it (never pushing) as the operator moves:
- * at once for a selection or a filter, once typing rests for a query, and a reload in between
- * still opens the last keystroke's view (`startingSearch`).
+ * at once for a selection or a filter, once typing rests for a query. The tab keeps every view as
+ * it comes (sessionStorage, far cheaper than replaceState), so a reload before the address caught
+ * up opens the last keystroke's view (`startingSearch`). It is kept then and there, not when the
+ * wait ends nor as the page goes away: a reload's address is fixed when it starts, while the old
+ * page runs on until the new one arrives, and a write it makes then may never reach the new page.
  */
 export function followViewInUrl(subscribe: (listener: (view: UrlView) => void) => () => void): () => void {
   if (typeof window === 'undefined') return () => undefined;
@@ -109,20 +112,15 @@ export function followViewInUrl(subscribe: (listener: (view: UrlView) => void) =
     typing = undefined;
     if (last) replaceSearch(urlForView(last));
   };
-  // An address replaced as the page goes away is not the one a reload asks for: the tab keeps it instead.
-  const keepTyped = () => {
-    if (typing === undefined || !last) return;
-    try {
-      sessionStorage.setItem(TYPED_KEY, urlForView(last));
-    } catch {
-      // No storage: a reload opens the view the address last had.
-    }
-  };
-  window.addEventListener('pagehide', keepTyped);
   const unsubscribe = subscribe((view) => {
     const before = last;
     if (before && sameView(view, before)) return;
     last = view;
+    try {
+      sessionStorage.setItem(LATEST_KEY, urlForView(view));
+    } catch {
+      // No storage: a reload opens the view the address last had.
+    }
     if (before && sameView({ ...view, query: before.query }, before)) {
       clearTimeout(typing);
       typing = setTimeout(write, QUERY_SETTLE_MS);
@@ -131,6 +129,5 @@ export function followViewInUrl(subscribe: (listener: (view: UrlView) => void) =
   return () => {
     unsubscribe();
     write();
-    window.removeEventListener('pagehide', keepTyped);
   };
 }
