@@ -24,11 +24,10 @@ export function ensureYoungGenerationCap(): void {
   if (process.execArgv.some((flag) => ownSize.test(flag)) || ownSize.test(process.env.NODE_OPTIONS ?? '')) return;
   if (process.channel || process.execArgv.some((flag) => /^--inspect/.test(flag))) return;
   if (process.platform === 'win32' || typeof process.execve !== 'function') return;
-  // Node aborts the process if the exec itself fails; it throws only where it cannot try (a worker
-  // thread, a permission model without child processes), and then this process serves uncapped.
   try {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, YOUNG_GENERATION_CAP, ...process.argv.slice(1)], process.env);
   } catch {
-    return;
+    // Where Node cannot try (a worker thread, a permission model without child processes): this
+    // process serves uncapped. An exec that fails once tried aborts the process instead.
   }
 }
