@@ -89,11 +89,12 @@ function facetsOf(entries: readonly SnapshotEntry[]): SnapshotFacets {
   const kind = new Uint8Array(entries.length);
   const provider = new Uint32Array(entries.length);
   const filters = new Uint8Array(entries.length);
+  const filterBits = Object.entries(FILTER_BITS) as [keyof typeof FILTER_BITS, number][];
   entries.forEach(({ contract }, doc) => {
     if (!kindAt.has(contract.kind)) kindAt.set(contract.kind, kinds.push(contract.kind) - 1);
     kind[doc] = kindAt.get(contract.kind)!;
     provider[doc] = providerAt.get(contract.provider)!;
-    for (const [filter, bit] of Object.entries(FILTER_BITS) as [keyof typeof FILTER_BITS, number][]) if (matchesFilter(contract, filter)) filters[doc]! |= bit;
+    for (const [filter, bit] of filterBits) if (matchesFilter(contract, filter)) filters[doc]! |= bit;
   });
   return { kinds, kind, providers, provider, filters };
 }

@@ -106,18 +106,21 @@ export function startingSearch(): string {
 export function followViewInUrl(subscribe: (listener: (view: UrlView) => void) => () => void): () => void {
   if (typeof window === 'undefined') return () => undefined;
   let last: UrlView | undefined;
+  /** `last`'s query string, made once per change for the tab and the address alike. */
+  let lastSearch: string | undefined;
   let typing: ReturnType<typeof setTimeout> | undefined;
   const write = () => {
     clearTimeout(typing);
     typing = undefined;
-    if (last) replaceSearch(urlForView(last));
+    if (lastSearch !== undefined) replaceSearch(lastSearch);
   };
   const unsubscribe = subscribe((view) => {
     const before = last;
     if (before && sameView(view, before)) return;
     last = view;
+    lastSearch = urlForView(view);
     try {
-      sessionStorage.setItem(LATEST_KEY, urlForView(view));
+      sessionStorage.setItem(LATEST_KEY, lastSearch);
     } catch {
       // No storage: a reload opens the view the address last had.
     }

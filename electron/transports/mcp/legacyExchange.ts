@@ -152,7 +152,10 @@ function withoutCancelledInBatch(messages: JSONRPCMessage[]): JSONRPCMessage[] {
   const cancelled = new Set(messages.filter(isCancellation).map((message) => keyOf(message.params.requestId)).filter((key) => asked.has(key)));
   if (cancelled.size === 0) return messages;
   const named = (message: JSONRPCMessage) => (isRequest(message) ? message.id : isCancellation(message) ? message.params.requestId : undefined);
-  return messages.filter((message) => named(message) === undefined || !cancelled.has(keyOf(named(message))));
+  return messages.filter((message) => {
+    const id = named(message);
+    return id === undefined || !cancelled.has(keyOf(id));
+  });
 }
 
 const isCancellation = (message: JSONRPCMessage): message is JSONRPCMessage & { params: { requestId?: unknown } } =>
