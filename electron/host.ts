@@ -38,6 +38,7 @@ import { AgentTokens } from './store/agentTokens';
 import { ExecutionHistory } from './store/executionHistory';
 import { readCatalogPolicy } from './store/catalogPolicy';
 import { openDatabase, type Database } from './store/database';
+import { lockDataDir } from './store/dataDirLock';
 import { PinStore } from './store/pinStore';
 import { TaskStore } from './store/taskStore';
 import { feedTelemetry, streamLedger } from './services/telemetryFeeds';
@@ -104,10 +105,19 @@ export interface Host {
 
 export async function createHost({ dataDir, skillsDirs = [], logger = pino({ level: 'silent' }), skillsInBackground = false, watchConfig: watching = true, oauthEncrypter, presentSignIn, openPage }: HostOptions): Promise<Host> {
   const config = readConfig(dataDir);
-  const db = openDatabase(dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const unlock = lockDataDir(dataDir, 'run a gateway');
+  let db: Database;
+  try {
+    db = openDatabase(dataDir);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   // Before the ledger opens, so that its stream begins with the first entry this process writes.
   const telemetry = await startTelemetry(resolveTelemetrySettings(config.telemetry)).catch((error: unknown) => {
     db.close();
+    unlock();
     throw error;
   });
   // Both replaced when config.json's toolPolicy or httpCheck.allow is edited (watchConfigEdits).
@@ -186,6 +196,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       // The start failed already; a ledger that cannot flush adds nothing to that.
     }
     db.close();
+    unlock();
     await telemetry.shutdown();
     throw error;
   }
@@ -296,6 +307,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       stopLedgerStream();
       history.close();
       db.close();
+      unlock();
       // What is queued still goes out (within a bound), after the ledger's last entries.
       await Promise.all([ending, telemetry.shutdown()]);
     },

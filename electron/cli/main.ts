@@ -79,6 +79,14 @@ async function ledgerCommand(args: string[]): Promise<void> {
   if (sub !== 'verify' && sub !== 'reseal' && sub !== 'tail' && sub !== 'export') throw new UsageError(`ledger needs verify, reseal, tail or export${sub ? `, not "${sub}"` : ''}`);
   const dataDir = values['data-dir'] ?? defaultDataDir();
   const db = openExistingDatabase(dataDir);
+  // A running gateway seals the head it holds in memory after each commit: reseal waits for it to stop.
+  let unlock = () => {};
+  try {
+    if (sub === 'reseal') unlock = (await import('../store/dataDirLock')).lockDataDir(dataDir, 'reseal the ledger');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const ledger = new Ledger(db, loadLedgerKey(dataDir));
   const printJson = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   // `tail` reads as lines for a person unless --json; `export` is for scripts, always JSON lines.
@@ -139,6 +147,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
     }
   } finally {
     if (!values.follow) db.close();
+    unlock();
   }
 }
 

@@ -193,11 +193,53 @@ describe('capstan serve', () => {
   it('reports a port already in use and exits with 1', async () => {
     const first = await startServe(['--port', '0', '--data-dir', dataDir, '--token', 'cli-token-0123456789']);
     const port = new URL(first.url).port;
-    const second = spawnSync(process.execPath, [CLI, 'serve', '--port', port, '--data-dir', dataDir], { encoding: 'utf8' });
-    expect(second.status).toBe(1);
-    expect(second.stderr).toContain('EADDRINUSE');
-    first.child.kill('SIGTERM');
-    await first.exited;
+    const elsewhere = mkdtempSync(join(tmpdir(), 'capstan-cli-port-'));
+    try {
+      const second = spawnSync(process.execPath, [CLI, 'serve', '--port', port, '--data-dir', elsewhere], { encoding: 'utf8' });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toContain('EADDRINUSE');
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a second gateway on a data dir in use, naming the first, which serves on; the folder is free again once the first is gone, even killed', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'capstan-cli-shared-'));
+    const token = 'cli-token-0123456789';
+    const call = (url: string) =>
+      fetch(`${url}/tools/call`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'time_now', arguments: {} }) });
+    const first = await startServe(['--port', '0', '--data-dir', shared, '--token', token]);
+    try {
+      const second = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', shared], { encoding: 'utf8' });
+      expect(second.status).toBe(1);
+      expect(second.stdout).toBe('');
+      expect(second.stderr).toBe(
+        `capstan serve: cannot run a gateway: ${shared} is in use by another Capstan (process ${first.child.pid}, gateway ${first.url}); stop it first, or give another --data-dir (or CAPSTAN_DATA_DIR)\n`,
+      );
+      // The refused start wrote nothing: the first gateway's file still names it, and it serves on.
+      expect(JSON.parse(readFileSync(join(shared, 'gateway.json'), 'utf8'))).toMatchObject({ pid: first.child.pid, url: first.url });
+      expect((await call(first.url)).status).toBe(200);
+      const reseal = spawnSync(process.execPath, [CLI, 'ledger', 'reseal', '--data-dir', shared], { encoding: 'utf8' });
+      expect(reseal.status).toBe(1);
+      expect(reseal.stderr).toContain(`capstan ledger: cannot reseal the ledger: ${shared} is in use by another Capstan (process ${first.child.pid}`);
+    } finally {
+      first.child.kill('SIGKILL');
+      await first.exited;
+    }
+    // A killed gateway leaves its gateway.json behind, but not the lock: the OS dropped it.
+    const third = await startServe(['--port', '0', '--data-dir', shared, '--token', token]);
+    try {
+      expect((await call(third.url)).status).toBe(200);
+    } finally {
+      third.child.kill('SIGTERM');
+      await third.exited;
+    }
+    // Both gateways' calls, one chain.
+    const verify = spawnSync(process.execPath, [CLI, 'ledger', 'verify', '--data-dir', shared], { encoding: 'utf8' });
+    rmSync(shared, { recursive: true, force: true });
+    expect(verify.stdout).toMatch(/^ledger ok: \d+ entries/);
   });
 });
 

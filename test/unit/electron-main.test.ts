@@ -739,6 +739,20 @@ describe('the app', () => {
     expect(fake.handlers).toEqual(handlersBefore);
   });
 
+  it('refuses a data folder another Capstan holds (`capstan serve` passes Electron\'s lock) in its error dialog, leaving that one running', async () => {
+    app.exit.mockClear();
+    const windowsBefore = BrowserWindow.created.length;
+    // This shell's host holds dataDir, as a `capstan serve` on the same folder would.
+    expect(await startApp(electron, [], env)).toBeUndefined();
+    expect(fake.errors.at(-1)).toEqual([
+      'Capstan could not start',
+      `cannot run a gateway: ${dataDir} is in use by another Capstan (process ${process.pid}, gateway ${shell.gateway?.url}); stop it first, or give another --data-dir (or CAPSTAN_DATA_DIR)`,
+    ]);
+    expect(app.exit.mock.calls).toEqual([[1]]);
+    expect(BrowserWindow.created).toHaveLength(windowsBefore);
+    expect(await invoke('capstan:callTool', { tool: 'time_now', arguments: {} })).toMatchObject({ ok: true, value: { ok: true } });
+  });
+
   it('refuses a bad option in its error dialog, before touching the data folder', async () => {
     const journalBefore = fake.journal.length;
     app.exit.mockClear();
