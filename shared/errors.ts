@@ -176,6 +176,11 @@ export const errorCodes = {
     meaning:
       'The MCP server answered a resources/read, prompts/get, completion/complete or resources/subscribe with a JSON-RPC error (an unknown URI, a bad argument); `serverCode` and the message carry its code and words. For a read or get, recorded in the ledger like a failed call.',
   },
+  LEDGER_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'The ledger could not write to its database (the disk is full, or failing); the message gives SQLite\'s reason. What was on record before stays, and the chain goes on without a gap once writes succeed again. A call refused with it before its start was recorded did not run; after a failed write, each call waits for its start to be on disk before it runs, until writes succeed again. A call refused with it after its work ran did that work, but its end may not be on record.',
+  },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected gateway fault; the log line carries the requestId.' },
   TOO_MANY_STREAMS: {
     status: 503,

@@ -60,6 +60,16 @@ export class CallPath {
     // after a crash and mark the call's outcome unknown. (Its work has started by then: an entry
     // durable before the work would cost every mutating call a flush of its own.)
     if (spec.mutating) ledger.commitSoon();
+    // After the ledger failed to write (a full disk), no work runs before its start is on disk:
+    // a call that cannot be recorded is refused, not run unrecorded.
+    if (ledger.unavailable !== undefined) {
+      try {
+        await ledger.durable();
+      } catch (error) {
+        task.calls.delete(requestId);
+        throw error instanceof CapstanError ? error.inTask(task.id) : error;
+      }
+    }
     // A caller that leaves cancels the call in its own name, as the operator's Cancel call would.
     const principal = currentPrincipal();
     const cancel = () => void runAs(principal, () => this.cancel(requestId, reasonOf(callerGone!))).catch(() => undefined);

@@ -25,6 +25,7 @@ import { createHmac } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { asciiLower, type LedgerEntry, type LedgerKind, type LedgerProblem, type LedgerQuery, type LedgerVerification } from '../../shared/ledger';
+import { CapstanError } from '../../shared/errors';
 import type { Principal } from '../../shared/principal';
 import { canonicalJson } from '../catalog/digest';
 import type { Database } from '../store/database';
@@ -129,6 +130,10 @@ export class Ledger {
    */
   readonly #queries = new Map<string, StatementSync>();
   readonly #firstPrincipal: StatementSync;
+  /** Where the chain starts for this process: the table's head, or the checkpoint's when the table lost its tail. */
+  #floor: { seq: number; hash: string };
+  /** Why the last batch was rolled back, until a commit succeeds again. */
+  #unavailable: string | undefined;
 
   constructor(
     private readonly db: Database,
@@ -166,9 +171,20 @@ export class Ledger {
       this.#sealing = !this.#walk({ after: sealed.seq, afterHash: sealed.hash, macFrom: this.#macFrom }).broken;
     }
 
+    this.#floor = { seq: this.#lastSeq, hash: this.#lastHash };
     this.#batch = GroupCommit.of(db);
+    // A batch SQLite rolled back (a full disk) took its entries with it: the chain goes on from the
+    // last committed one, so the next entry takes the first lost seq and no gap is left.
+    this.#batch.onRollback((error) => {
+      this.#unavailable = error.message;
+      const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+      const from = last && last.seq >= this.#floor.seq ? last : this.#floor;
+      this.#lastSeq = from.seq;
+      this.#lastHash = from.hash;
+    });
     // Once per sync of the WAL: the head sealed once, at the newest durable entry, then each entry announced.
     this.#batch.onCommit((waitedSeconds) => {
+      this.#unavailable = undefined;
       const durable = this.#durable;
       this.#durable = [];
       if (durable.length === 0) return;
@@ -208,7 +224,7 @@ export class Ledger {
     const details = canonicalJson(unhashed.details);
     const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed, details) };
     const mac = entryMac(this.#macKey, entry.hash);
-    this.#batch.write(() =>
+    const write = () =>
       this.#insert.run(
         entry.seq,
         entry.at,
@@ -222,17 +238,31 @@ export class Ledger {
         entry.prevHash,
         entry.hash,
         mac,
-      ),
-    );
+      );
+    try {
+      this.#batch.write(write);
+    } catch (error) {
+      throw unavailable(error);
+    }
     this.#batch.afterDurable(() => this.#durable.push(entry));
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
     return entry;
   }
 
-  /** Resolves once everything appended so far is committed to disk. */
+  /** Resolves once everything appended so far is committed to disk; rejects LEDGER_UNAVAILABLE if it could not be. */
   durable(): Promise<void> {
-    return this.#batch.durable();
+    return this.#batch.durable().catch((error: unknown) => {
+      throw unavailable(error);
+    });
+  }
+
+  /**
+   * Why the ledger could not write last time (its batch was rolled back), until a commit succeeds
+   * again: a call's start is then made durable before its work runs (callPath.ts).
+   */
+  get unavailable(): string | undefined {
+    return this.#unavailable;
   }
 
   /** Commits what is appended when this turn ends (or the running sync does), without waiting for it (GroupCommit.commitSoon). */
@@ -389,4 +419,10 @@ export class Ledger {
     }
     return done();
   }
+}
+
+/** A write or flush of the ledger that failed (a full disk, an I/O error), as the caller's error. */
+function unavailable(error: unknown): CapstanError {
+  if (error instanceof CapstanError) return error;
+  return new CapstanError('LEDGER_UNAVAILABLE', `the ledger could not write to its database: ${(error as Error).message}`);
 }

@@ -34,7 +34,8 @@ export function lockDataDir(dataDir: string, doing: string): () => void {
   const lock = new DatabaseSync(path, { timeout: 0 });
   try {
     // Held until the connection closes: exclusive locking mode keeps the lock past the transaction.
-    lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE');
+    // The journal in memory: on disk it would be a second file beside the lock, for a transaction that writes nothing.
+    lock.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();
     if ((error as { errcode?: number }).errcode !== BUSY) throw error;

@@ -54,9 +54,22 @@ export function transaction<T>(db: Database, write: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (error) {
-    db.exec('ROLLBACK');
+    // SQLite may have rolled it back already (a full disk, an I/O error); the first error is the one to tell.
+    if (inTransaction(db)) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+/** Whether a transaction is open on the connection (`isTransaction` from Node 22.16 on; before it, a BEGIN tells). */
+export function inTransaction(db: Database): boolean {
+  if (typeof (db as { isTransaction?: boolean }).isTransaction === 'boolean') return db.isTransaction;
+  try {
+    db.exec('BEGIN');
+  } catch {
+    return true;
+  }
+  db.exec('ROLLBACK');
+  return false;
 }
 
 /** Applies each migration newer than the file's `user_version`, each in its own transaction. */

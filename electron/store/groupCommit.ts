@@ -43,7 +43,7 @@
  * the sync, is cheap (~0.1 ms).
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
-import { transaction, type Database } from './database';
+import { inTransaction, transaction, type Database } from './database';
 
 /**
  * The longest a batch no one waits for stays open: the delay after which another connection (the
@@ -73,6 +73,7 @@ export class GroupCommit {
   }
 
   readonly #listeners = new Set<(waitedSeconds: number) => void>();
+  readonly #rollbackListeners = new Set<(error: Error) => void>();
   /** The -wal file this class syncs, or undefined when it leaves syncing to SQLite (see the constructor). */
   readonly #wal: string | undefined;
   /** Begun, not committed. */
@@ -101,7 +102,13 @@ export class GroupCommit {
   /** Runs `write` in the open batch, opening one (committed once wanted, or after UNAWAITED_COMMIT_MS). */
   write<T>(write: () => T): T {
     this.#begin();
-    return write();
+    try {
+      return write();
+    } catch (error) {
+      // A full disk or an I/O error makes SQLite roll the whole transaction back, not the statement alone.
+      if (!inTransaction(this.db)) this.#lost(this.#open, error);
+      throw error;
+    }
   }
 
   /** Runs `write` in a transaction of its own, after committing the open batch; both are on disk when it returns. */
@@ -167,6 +174,16 @@ export class GroupCommit {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Calls `listener` when an open batch is lost: SQLite rolled it back (a full disk, an I/O error)
+   * as a write or its COMMIT failed. Its writes are gone, its `durable()` rejected, its callbacks
+   * never run; what was committed before it stays.
+   */
+  onRollback(listener: (error: Error) => void): () => void {
+    this.#rollbackListeners.add(listener);
+    return () => this.#rollbackListeners.delete(listener);
+  }
+
   #begin(): void {
     if (this.#open) return;
     this.db.exec('BEGIN IMMEDIATE');
@@ -187,9 +204,28 @@ export class GroupCommit {
     clearTimeout(this.#unawaitedTimer);
     // A database closed without flush() rolled the batch back; there is nothing to commit or sync.
     if (!this.db.isOpen) return;
-    this.db.exec('COMMIT');
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      // Not thrown: this runs from timers too, and whoever waits for the batch hears of it.
+      if (inTransaction(this.db)) this.db.exec('ROLLBACK');
+      return this.#lost(batch, error);
+    }
     if (this.#wal) this.#unsynced.push(batch);
     else this.#done([batch]);
+  }
+
+  #lost(batch: Batch | undefined, cause: unknown): void {
+    if (!batch) return;
+    if (this.#open === batch) {
+      this.#open = undefined;
+      clearImmediate(this.#commitTimer);
+      this.#commitTimer = undefined;
+      clearTimeout(this.#unawaitedTimer);
+    }
+    const error = new Error(`the database rolled back writes not yet committed: ${(cause as Error).message}`, { cause });
+    batch.reject(error);
+    for (const listener of this.#rollbackListeners) listener(error);
   }
 
   /** Starts a sync on the thread pool for what is committed, unless one is running (its end starts the next). */

@@ -219,6 +219,7 @@ describe('capstan serve', () => {
         `capstan serve: cannot run a gateway: ${shared} is in use by another Capstan (process ${first.child.pid}, gateway ${first.url}); stop it first, or give another --data-dir (or CAPSTAN_DATA_DIR)\n`,
       );
       // The refused start wrote nothing: the first gateway's file still names it, and it serves on.
+      expect(readdirSync(shared).sort()).toEqual(['capstan.lock', 'capstan.sqlite', 'capstan.sqlite-shm', 'capstan.sqlite-wal', 'gateway.json', 'ledger.key', 'skills']);
       expect(JSON.parse(readFileSync(join(shared, 'gateway.json'), 'utf8'))).toMatchObject({ pid: first.child.pid, url: first.url });
       expect((await call(first.url)).status).toBe(200);
       const reseal = spawnSync(process.execPath, [CLI, 'ledger', 'reseal', '--data-dir', shared], { encoding: 'utf8' });

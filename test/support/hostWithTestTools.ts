@@ -7,11 +7,11 @@
 import pino from 'pino';
 import { createHost } from '../../electron/host';
 import { announce, startServer } from '../../electron/server';
-import { stubbornWrite } from './runtime';
+import { markerWrite, stubbornWrite } from './runtime';
 
 const [dataDir, token] = process.argv.slice(2) as [string, string];
 const logger = pino({ level: 'warn' }, pino.destination(2));
 const host = await createHost({ dataDir, logger });
-await host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: [stubbornWrite], skills: [], diagnostics: [] }) });
+await host.catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools: [stubbornWrite, markerWrite], skills: [], diagnostics: [] }) });
 const gateway = await startServer(host, { address: '127.0.0.1', port: 0, token, logger });
 announce(gateway, host);

@@ -1,5 +1,5 @@
 /** A task runtime over a real catalog and ledger in a temporary data dir, with test tools. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../electron/catalog/catalog';
@@ -85,6 +85,17 @@ export const politeRead = testTool({
         reject(signal.reason);
       });
     }),
+});
+
+/** A mutating write anyone can see: it appends a line to the file at `path`. */
+export const markerWrite = testTool({
+  name: 'marker_write',
+  description: 'Appends a line to a file',
+  mutating: true,
+  run: (args: unknown) => {
+    appendFileSync((args as { path: string }).path, 'ran\n');
+    return { written: true };
+  },
 });
 
 /** A quick mutating write. */

@@ -44,8 +44,12 @@ export async function killAll(processes: readonly ServeProcess[]): Promise<void>
 
 const HOST_WITH_TEST_TOOLS = fileURLToPath(new URL('../../dist/host-with-test-tools.mjs', import.meta.url));
 
-/** A real host with the test provider (test:stubborn_write...) as a process of its own: see hostWithTestTools.ts. */
-export async function startHostWithTestTools(dataDir: string, token: string): Promise<ServeProcess> {
+/**
+ * A real host with the test provider (test:stubborn_write...) as a process of its own: see
+ * hostWithTestTools.ts. `fileSizeLimit` (bytes, a multiple of 512) caps each file it writes, as a
+ * full disk would (`ulimit -f`, with SIGXFSZ ignored so a write past it fails instead of killing it).
+ */
+export async function startHostWithTestTools(dataDir: string, token: string, { fileSizeLimit }: { fileSizeLimit?: number } = {}): Promise<ServeProcess> {
   // Bundled into dist/ so the bundle finds node_modules as dist/cli.js does.
   await build({
     entryPoints: [fileURLToPath(new URL('./hostWithTestTools.ts', import.meta.url))],
@@ -56,13 +60,17 @@ export async function startHostWithTestTools(dataDir: string, token: string): Pr
     packages: 'external',
     logLevel: 'warning',
   });
-  return launch(HOST_WITH_TEST_TOOLS, [dataDir, token], {});
+  return launch(HOST_WITH_TEST_TOOLS, [dataDir, token], {}, [], fileSizeLimit === undefined ? undefined : `trap '' XFSZ; ulimit -f ${fileSizeLimit / 512}`);
 }
 
-function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ServeProcess> {
+/** `shellSetUp`, when given, runs in `sh` before it execs Node in its place (the same process). */
+function launch(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = [], shellSetUp?: string): Promise<ServeProcess> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CAPSTAN_')));
-  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], { env: { ...inherited, ...env } });
+  const command = [process.execPath, ...nodeArgs, entry, ...args];
+  const child = shellSetUp
+    ? spawn('sh', ['-c', `${shellSetUp}; exec "$0" "$@"`, ...command], { env: { ...inherited, ...env } })
+    : spawn(command[0]!, command.slice(1), { env: { ...inherited, ...env } });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
