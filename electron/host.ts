@@ -168,7 +168,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   // The ledger once it has opened, for a start that fails after that.
   let opened: Ledger | undefined;
   try {
-    ledger = opened = new Ledger(db, loadLedgerKey(dataDir));
+    ledger = opened = new Ledger(db, loadLedgerKey(dataDir, db));
     stopLedgerStream = streamLedger(telemetry, ledger);
     // Before any MCP server loads: its tools are pinned, or held when they changed (services/pins.ts).
     pins = new Pins({ store: new PinStore(db), ledger, catalog, acceptsNewTools: (name) => mcp.entry(name)?.acceptNewTools === true });

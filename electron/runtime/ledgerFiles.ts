@@ -6,18 +6,34 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Database } from '../store/database';
 
 export const LEDGER_KEY_FILE = 'ledger.key';
 export const LEDGER_HEAD_FILE = 'ledger.head';
 
 /**
  * The per-install evidence key: 32 random bytes as hex, made on first run, readable by its owner
- * only. An existing file is never replaced: a new key would silently orphan every digest and the
- * checkpoint made with the old one, so a malformed file stops the start and names itself.
+ * only. It is never replaced: a new key would silently orphan every digest and the checkpoint made
+ * with the old one, and make every entry's MAC fail as forged. So a malformed file stops the start
+ * and names itself, and a missing one is made only for a ledger that holds nothing made with it
+ * (no entry's MAC, no ledger.head); otherwise the start stops and says how to get it back. `create: false` (the
+ * commands that only read the ledger) makes none: an empty ledger without one gets a key of the
+ * moment, which nothing it reads was made with.
  */
-export function loadLedgerKey(dataDir: string): Buffer {
+export function loadLedgerKey(dataDir: string, db: Database, { create = true }: { create?: boolean } = {}): Buffer {
   const path = join(dataDir, LEDGER_KEY_FILE);
-  if (!existsSync(path)) createKey(path);
+  if (!existsSync(path)) {
+    // Newest first: entries carry MACs from some seq on, so a ledger with any has one at its end.
+    const holding = db.prepare('SELECT 1 FROM ledger WHERE mac IS NOT NULL ORDER BY seq DESC LIMIT 1').get() !== undefined || existsSync(join(dataDir, LEDGER_HEAD_FILE));
+    if (holding) {
+      throw new Error(
+        `${path} is missing, and the ledger beside it holds entries made with it: restore it from a backup. ` +
+          'A new key would make every entry fail verification as forged, so none was made; to begin a new ledger instead, move capstan.sqlite and ledger.head away with it.',
+      );
+    }
+    if (!create) return randomBytes(32);
+    createKey(path);
+  }
   chmodSync(path, 0o600);
   const text = readFileSync(path, 'utf8').trim();
   if (!/^[0-9a-f]{64}$/i.test(text)) {

@@ -41,7 +41,7 @@ export async function benchLedgerAppends(synchronous: Synchronous, count = 20_00
   const db = openDatabase(dir);
   useSynchronous(db, synchronous);
   try {
-    const ledger = new Ledger(db, loadLedgerKey(dir));
+    const ledger = new Ledger(db, loadLedgerKey(dir, db));
     const entry = (i: number) => ({
       kind: 'call_finished' as const,
       taskId: `task-${i % 50}`,

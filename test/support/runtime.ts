@@ -28,7 +28,7 @@ export async function runtimeFixture({ graceMs = 100, tools = [] as ToolDefiniti
   const db = openDatabase(dataDir);
   const catalog = new Catalog();
   await catalog.addProvider({ name: 'test', kind: 'builtin', load: () => ({ tools, skills: [], diagnostics: [] }) });
-  const ledger = new Ledger(db, loadLedgerKey(dataDir));
+  const ledger = new Ledger(db, loadLedgerKey(dataDir, db));
   const runtime = new TaskRuntime(catalog, ledger, new TaskStore(db), { grants: [{ pattern: '*', authority: 'execute' }], budget: DEFAULT_ADMISSION_BUDGET, graceMs, limits });
   return {
     dataDir,

@@ -169,7 +169,7 @@ describe('to-dos', () => {
 
 describe('notes and to-dos beside the ledger', () => {
   it("are saved in their own transaction, never in the ledger's open batch", async () => {
-    const ledger = new Ledger(db, loadLedgerKey(dataDir));
+    const ledger = new Ledger(db, loadLedgerKey(dataDir, db));
     const reader = new DatabaseSync(join(dataDir, DATABASE_FILE), { readOnly: true });
     const committed = () => reader.prepare('SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM notes) AS notes, (SELECT count(*) FROM todos) AS todos').get();
     const before = committed() as { ledger: number; notes: number; todos: number };

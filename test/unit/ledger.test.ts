@@ -34,13 +34,13 @@ function ledgerFixture(dataDir = mkdtempSync(join(tmpdir(), 'capstan-ledger-')))
   const fixture: LedgerFixture = {
     dataDir,
     db,
-    ledger: new Ledger(db, loadLedgerKey(dataDir)),
+    ledger: new Ledger(db, loadLedgerKey(dataDir, db)),
     reopen: () => {
       fixture.ledger.flush();
       db.close();
       fixture.db = db = openDatabase(dataDir);
       open.push({ dataDir, db });
-      return (fixture.ledger = new Ledger(db, loadLedgerKey(dataDir)));
+      return (fixture.ledger = new Ledger(db, loadLedgerKey(dataDir, db)));
     },
   };
   return fixture;
@@ -121,10 +121,10 @@ describe('the ledger', () => {
   });
 
   it('keeps evidence as keyed digests under a per-install key readable by its owner only', () => {
-    const { ledger, dataDir } = ledgerFixture();
+    const { ledger, dataDir, db } = ledgerFixture();
     const keyFile = join(dataDir, LEDGER_KEY_FILE);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(loadLedgerKey(dataDir)).toEqual(Buffer.from(readFileSync(keyFile, 'utf8'), 'hex'));
+    expect(loadLedgerKey(dataDir, db)).toEqual(Buffer.from(readFileSync(keyFile, 'utf8'), 'hex'));
     // Canonical JSON: key order does not matter; the key does.
     expect(ledger.digest({ a: 1, b: 2 })).toBe(ledger.digest({ b: 2, a: 1 }));
     expect(ledger.digest({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
@@ -303,12 +303,38 @@ describe('the ledger key', () => {
     ['not hex', 'zz'.repeat(32), /characters other than hexadecimal digits/],
   ])('stops the start when it is %s, naming the file and leaving it as it was', (_what, content, found) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'capstan-key-'));
-    open.push({ dataDir, db: openDatabase(dataDir) });
+    const db = openDatabase(dataDir);
+    open.push({ dataDir, db });
     const keyFile = join(dataDir, LEDGER_KEY_FILE);
     writeFileSync(keyFile, content);
-    expect(() => loadLedgerKey(dataDir)).toThrow(found);
-    expect(() => loadLedgerKey(dataDir)).toThrow(`${keyFile} is not a valid ledger key`);
+    expect(() => loadLedgerKey(dataDir, db)).toThrow(found);
+    expect(() => loadLedgerKey(dataDir, db)).toThrow(`${keyFile} is not a valid ledger key`);
     expect(readFileSync(keyFile, 'utf8')).toBe(content);
+  });
+
+  it('is not made again for a ledger that holds entries: the start stops naming the file, and the key put back verifies all', async () => {
+    const fixture = ledgerFixture();
+    await appendSome(fixture.ledger);
+    const keyFile = join(fixture.dataDir, LEDGER_KEY_FILE);
+    const key = readFileSync(keyFile, 'utf8');
+    rmSync(keyFile);
+    expect(() => fixture.reopen()).toThrow(`${keyFile} is missing, and the ledger beside it holds entries made with it: restore it from a backup`);
+    expect(existsSync(keyFile)).toBe(false);
+    // The commands that only read (`capstan ledger verify`) say the same, rather than call every entry forged.
+    const db = fixture.db;
+    expect(() => loadLedgerKey(fixture.dataDir, db, { create: false })).toThrow(/is missing/);
+    writeFileSync(keyFile, key);
+    expect(fixture.reopen().verify()).toMatchObject({ ok: true, entries: MIN_ENTRIES + 2 });
+  });
+
+  it('is made on the first start, and never by a command that only reads', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'capstan-key-'));
+    const db = openDatabase(dataDir);
+    open.push({ dataDir, db });
+    const keyFile = join(dataDir, LEDGER_KEY_FILE);
+    expect(loadLedgerKey(dataDir, db, { create: false })).toHaveLength(32);
+    expect(existsSync(keyFile)).toBe(false);
+    expect(loadLedgerKey(dataDir, db)).toEqual(Buffer.from(readFileSync(keyFile, 'utf8'), 'hex'));
   });
 });
 

@@ -106,7 +106,7 @@ describe('hashing principals into the chain', () => {
   function reopen(dir: string) {
     const db = openDatabase(dir);
     cleanups.unshift(() => db.isOpen && db.close());
-    return { db, ledger: new Ledger(db, loadLedgerKey(dir)) };
+    return { db, ledger: new Ledger(db, loadLedgerKey(dir, db)) };
   }
 
   it('verifies a ledger written before principals, continued with entries that name theirs', async () => {
