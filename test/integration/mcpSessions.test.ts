@@ -43,7 +43,7 @@ beforeAll(async () => {
     },
   });
   await waitForProvider(gw.host, 'fixture');
-  for (const name of ['v1-agent', 'v2-agent', 'stdio-agent', 'other-agent', 'batch-agent', 'batching-agent']) tokens[name] = gw.host.agents.create(name).token;
+  for (const name of ['v1-agent', 'v2-agent', 'stdio-agent', 'other-agent', 'batch-agent', 'batching-agent', 'odd-reason-agent']) tokens[name] = gw.host.agents.create(name).token;
 });
 afterAll(async () => {
   await Promise.all(closing.map((close) => close().catch(() => undefined)));
@@ -84,7 +84,8 @@ const onSession = (agent: string, sessionId: string, body: unknown = { jsonrpc: 
       'mcp-session-id': sessionId,
       'mcp-protocol-version': '2025-11-25',
     },
-    body: JSON.stringify(body),
+    // A string goes as it is: a body too deep for this worker's JSON.stringify is written by hand.
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
 /** The one cancellation a principal's call of `capability` got, and how that call ended. */
@@ -191,6 +192,23 @@ describe("an agent's cancellation cancels its call", () => {
     expect(finished.details.status).toBe('cancelled');
     expect(await ledger('kind=cancellation&principal=agent%3Abatch-agent')).toHaveLength(1);
     await (await call).text();
+  });
+
+  it('a cancellation whose reason is cut inside an emoji, or holds a lone surrogate, still cancels, recorded as well-formed text; an id nested thousands deep is no fault', async () => {
+    const { client, transport } = await connectV1('odd-reason-agent');
+    const reference = await load((params) => client.callTool(params) as never, 'fixture:slow');
+    const call = onSession('odd-reason-agent', transport.sessionId!, { jsonrpc: '2.0', id: 61, method: 'tools/call', params: { name: 'capability_call', arguments: { reference, arguments: slow } } });
+    await pollFor(async () => (await ledger('kind=call_started&principal=agent%3Aodd-reason-agent')).find((entry) => entry.capability === 'fixture:slow'));
+    const deep = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${'['.repeat(5_000)}${']'.repeat(5_000)}}}`;
+    expect((await onSession('odd-reason-agent', transport.sessionId!, deep)).status).toBe(202);
+    // A lone surrogate first, and character 200 is the first half of 😀: a plain cut leaves two lone surrogates, which the ledger cannot hash.
+    const reason = `\ud800${'x'.repeat(198)}😀 tail`;
+    expect((await onSession('odd-reason-agent', transport.sessionId!, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 61, reason } })).status).toBe(202);
+    const { cancellation, finished } = await cancelledCall('agent:odd-reason-agent', 'fixture:slow');
+    expect(cancellation.details).toMatchObject({ scope: 'call', reason: `cancelled by the client: \ufffd${'x'.repeat(198)}` });
+    expect(finished.details.status).toBe('cancelled');
+    await (await call).text();
+    expect(gw.host.ledger.verify()).toMatchObject({ ok: true });
   });
 
   it("a batch's requests are cancelled one by one: the cancelled call ends cancelled, the other runs to its end", async () => {

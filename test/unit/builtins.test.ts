@@ -128,6 +128,14 @@ describe('local_status and device_inspect', () => {
 });
 
 describe('notes', () => {
+  it('makes a title from the first line cut at 200 characters without splitting an emoji, so the note is well-formed text; keeps a title given whole', async () => {
+    const saved = await run('note_add', { body: `${'x'.repeat(199)}😀 and more` });
+    expect(saved.title).toBe('x'.repeat(199));
+    // A title given is the schema's to bound (200 characters), and kept whole.
+    const titled = await run('note_add', { title: '😀'.repeat(150), body: 'a title of 150 emoji, 300 UTF-16 units' });
+    expect(titled.title).toBe('😀'.repeat(150));
+  });
+
   it('finds saved notes by words in the title, body or tags, with a snippet', async () => {
     const saved = await run('note_add', { title: 'Printer on floor 3', body: 'Toner is low again.\nCall facilities.', tags: ['hardware'] });
     await run('note_add', { body: 'Badge reader in the lobby rejects new cards' });

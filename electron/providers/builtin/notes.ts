@@ -1,3 +1,4 @@
+import { clip } from '../../../shared/clip';
 import type { Database } from '../../store/database';
 import { GroupCommit } from '../../store/groupCommit';
 import { defineTool } from '../../catalog/tool';
@@ -45,7 +46,8 @@ export const noteAddTool = (db: Database) =>
       createdAt: '2026-11-30T09:15:02.118Z',
     },
     run: ({ title, body, tags = [] }) => {
-      const cleanTitle = (title?.trim() || body.trim().split('\n')[0] || '').slice(0, 200);
+      // A title given is within the schema's 200 characters; one taken from the body is cut to as many UTF-16 units.
+      const cleanTitle = title?.trim() || clip(body.trim().split('\n')[0] ?? '', 200);
       const createdAt = new Date().toISOString();
       // Saved in its own transaction, never in the ledger's open batch (see groupCommit.ts).
       const { lastInsertRowid } = GroupCommit.of(db).writeNow(() =>

@@ -25,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_REQUEST_ID } from '../../../shared/api';
+import { clip } from '../../../shared/clip';
 import { CapstanError } from '../../../shared/errors';
 import { SYSTEM, type Principal } from '../../../shared/principal';
 import type { Logger } from '../../logger';
@@ -101,7 +102,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       const legacy = request.method === 'POST' && isLegacyPost(request) ? readLegacyPost(request) : undefined;
       if (legacy && 'refused' in legacy) return refuseLegacyPost(reply, legacy.refused);
       for (const { requestId: cancelled, reason } of cancellationsIn(legacy?.messages ?? [body])) {
-        sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${reason.slice(0, 200)}` : 'cancelled by the client');
+        sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${clip(reason, 200)}` : 'cancelled by the client');
       }
       // A client that goes away before its answer stops the exchange (`gone`) and cancels what it
       // runs (`running`, which its cancellation or its session's end aborts too); its request stays

@@ -31,8 +31,12 @@ export interface McpSessionsOptions {
   now?: () => number;
 }
 
-/** A JSON-RPC id as a map key: `1` and `"1"` are different ids. */
-export const keyOf = (id: unknown): string => JSON.stringify(id);
+/**
+ * A JSON-RPC id as a map key: `1` and `"1"` are different ids. An id JSON-RPC does not allow (an
+ * object, an array; its request is refused as invalid) keys by its type alone, without being walked:
+ * a client's id nested thousands deep would overflow JSON.stringify's stack.
+ */
+export const keyOf = (id: unknown): string => (typeof id === 'string' || typeof id === 'number' || id === null ? JSON.stringify(id) : `(${typeof id})`);
 
 export class McpSessions {
   readonly #sessions = new Map<string, McpSession>();
