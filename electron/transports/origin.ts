@@ -12,7 +12,8 @@ const WILDCARDS = new Set(['0.0.0.0', '::']);
 export function hostMatcher(boundHost: string, port: number): (hostHeader: string | undefined) => boolean {
   const loopback = isLoopbackHost(boundHost);
   return (hostHeader) => {
-    if (!hostHeader) return false;
+    // A name and a port, nothing more: the URL parser would take user info, a path or a query as parts of it, and let them pass.
+    if (!hostHeader || /[@/\\?#]/.test(hostHeader)) return false;
     let parsed: URL;
     try {
       parsed = new URL(`http://${hostHeader}`);

@@ -208,7 +208,9 @@ describe('request hygiene', () => {
 
   it('refuses a foreign Host (DNS rebinding) and a foreign Origin with FORBIDDEN_ORIGIN', async () => {
     const port = new URL(gw.url).port;
-    for (const host of ['evil.example:' + port, `127.0.0.1:${Number(port) + 1}`, 'localhost.evil.example:' + port]) {
+    // A Host header is a name and a port: with user info, a path, a query or a fragment it names no one.
+    const notAHost = [`a@127.0.0.1:${port}`, `127.0.0.1:${port}/x`, `127.0.0.1:${port}?y`, `127.0.0.1:${port}#z`, `127.0.0.1:${port}\\x`];
+    for (const host of ['evil.example:' + port, `127.0.0.1:${Number(port) + 1}`, 'localhost.evil.example:' + port, ...notAHost]) {
       const response = await rawRequest(`${gw.url}/tools`, { headers: { ...bearer(), host } });
       expect(response.status, host).toBe(403);
       expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN' } });
