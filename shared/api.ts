@@ -83,6 +83,12 @@ export type ToolsList = z.infer<typeof ToolsList>;
 
 /** The longest requestId a client may choose. */
 export const MAX_REQUEST_ID = 128;
+/**
+ * The longest path parameter the gateway routes, as sent: the longest id (a requestId, a task id,
+ * a server's name: 128 characters) with every character percent-encoded. Each route's schema then
+ * bounds what it decodes to.
+ */
+export const MAX_PATH_PARAM = 3 * MAX_REQUEST_ID;
 /** A client-chosen requestId is kept when it matches this; otherwise the gateway makes one. */
 export const REQUEST_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_REQUEST_ID}}$`);
 

@@ -24,7 +24,7 @@ export const errorCodes = {
   NOT_FOUND: { status: 404, meaning: 'No such route, or no provider or MCP server of the name the path gives.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists but not with this method; the `Allow` header lists the ones it takes.' },
   REQUEST_TIMEOUT: { status: 408, meaning: 'The request was not received in full within 60 s.' },
-  URI_TOO_LONG: { status: 414, meaning: 'A path parameter (a task id) is over 100 characters.' },
+  URI_TOO_LONG: { status: 414, meaning: 'A path parameter (an id: at most 128 characters) is over 384 characters as sent.' },
   HEADERS_TOO_LARGE: { status: 431, meaning: "The request line and headers are over Node's 16 KiB limit (a very long URL lands here too)." },
   TOOL_NOT_FOUND: { status: 404, meaning: 'No tool is registered under exactly this name (no fuzzy matching).' },
   ARGUMENT_MISSING: { status: 400, meaning: 'A required argument is absent; the message is `ARGUMENT_MISSING: <field>`.' },

@@ -15,7 +15,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { operations, type OperationName } from '../../shared/api';
+import { MAX_PATH_PARAM, operations, type OperationName } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
 import { EVENTS_PATH } from '../../shared/events';
 import { CONTENT_SECURITY_POLICY } from '../../shared/security';
@@ -100,7 +100,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     // A request without Host reaches the Host check and gets FORBIDDEN_ORIGIN in the envelope,
     // rather than Node's bodiless 400.
     http: { requireHostHeader: false },
-    // A URL that does not decode, or a path parameter over maxParamLength (100): errors Fastify
+    maxParamLength: MAX_PATH_PARAM,
+    // A URL that does not decode, or a path parameter over maxParamLength: errors Fastify
     // raises before routing, so before any hook has named the request.
     frameworkErrors: (error, request, reply) => {
       nameRequest(app, request, request.headers['x-request-id']);
@@ -310,7 +311,7 @@ function toCapstanError(error: FastifyError | CapstanError): CapstanError {
   if (error instanceof CapstanError) return error;
   const status = error.statusCode ?? 500;
   if (status === 413) return new CapstanError('PAYLOAD_TOO_LARGE', `the body is over ${BODY_LIMIT_BYTES} bytes`);
-  if (status === 414) return new CapstanError('URI_TOO_LONG', 'a path parameter is over 100 characters');
+  if (status === 414) return new CapstanError('URI_TOO_LONG', `a path parameter is over ${MAX_PATH_PARAM} characters as sent`);
   if (status === 415) return new CapstanError('BAD_REQUEST', 'the body must be JSON, sent with content-type: application/json');
   if (status === 404) return new CapstanError('NOT_FOUND', error.message);
   if (status >= 400 && status < 500) return new CapstanError('BAD_REQUEST', error.message);

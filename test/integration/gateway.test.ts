@@ -3,6 +3,7 @@ import pino from 'pino';
 import { asCapstanError, errorEnvelope } from '../../electron/services/api';
 import { BODY_LIMIT_BYTES } from '../../electron/transports/http';
 import { errorCodes } from '../../shared/errors';
+import { MAX_REQUEST_ID } from '../../shared/api';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { BUILTIN } from '../support/builtins';
 import { testTool } from '../support/runtime';
@@ -311,8 +312,10 @@ describe('framework errors come back in the envelope', () => {
     }
   });
 
-  it('a path parameter over 100 characters is URI_TOO_LONG', async () => {
-    expectEnvelope(await raw(`POST /tasks/${'t'.repeat(101)}/cancel HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}'), 414, 'URI_TOO_LONG');
+  it('a path parameter over 384 characters as sent is URI_TOO_LONG; the longest requestId, percent-encoded whole, is routed', async () => {
+    expectEnvelope(await raw(`POST /tasks/${'t'.repeat(385)}/cancel HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}'), 414, 'URI_TOO_LONG');
+    const longest = `%${'e'.repeat(MAX_REQUEST_ID - 1)}`;
+    expectEnvelope(await raw(`POST /calls/${encodeURIComponent(longest).replace(/e/g, '%65')}/cancel HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}'), 404, 'CALL_NOT_FOUND');
     // At the limit it is an ordinary unknown task.
     expectEnvelope(await raw(`POST /tasks/${'t'.repeat(100)}/cancel HTTP/1.1`, ['content-type: application/json', 'content-length: 2'], '{}'), 404, 'TASK_NOT_FOUND');
   });
