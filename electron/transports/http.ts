@@ -3,7 +3,7 @@
  * Origin checks and a body limit, plus the console bundle for browsers.
  */
 import { existsSync } from 'node:fs';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { relative } from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -115,6 +115,16 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   // Node answers an `Expect` other than 100-continue with a bodiless 417 unless someone listens.
   // HTTP lets a server ignore the expectation: the request goes through the usual checks instead.
   app.server.on('checkExpectation', (request, response) => app.routing(request, response));
+  // What each connection still has to answer: a pipelined request's answer is not lost to the garbage after it (answerOnSocket).
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      const left = (unanswered.get(socket) ?? 1) - 1;
+      unanswered.set(socket, left);
+      if (left === 0) socket.emit(ANSWERED);
+    });
+  });
   // CONNECT names no route here (this is no proxy); without a listener Node would just hang up.
   app.server.on('connect', (_request, socket: Socket) => answerOnSocket(socket, new CapstanError('NOT_FOUND', 'CONNECT: this gateway is not a proxy'), options.logger));
 
@@ -330,13 +340,23 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, log: Fa
   answerOnSocket(socket, problem, log);
 }
 
+/** Requests a connection has received and not yet answered in full. */
+const unanswered = new WeakMap<Socket, number>();
+/** Emitted on a socket when the last of them has been answered. */
+const ANSWERED = 'capstan:answered';
+
 /**
  * Writes the envelope as a whole HTTP response and closes the connection, as Node itself does
- * after a parse error. When a response has already gone out on this connection (a pipelined
- * request), another status line would corrupt it, so the socket is only closed.
+ * after a parse error. Requests that came before the bad bytes on the same connection (pipelined)
+ * are answered first, in order, as HTTP requires: closing at once lost the answer to a call that
+ * had run.
  */
 function answerOnSocket(socket: Socket, problem: CapstanError, log: FastifyBaseLogger): void {
-  if (socket.writable && socket.bytesWritten === 0) {
+  if ((unanswered.get(socket) ?? 0) > 0) {
+    socket.once(ANSWERED, () => answerOnSocket(socket, problem, log));
+    return;
+  }
+  if (socket.writable) {
     const requestId = resolveRequestId(undefined);
     const body = JSON.stringify(errorEnvelope(problem, { requestId, log: log.child({ requestId }) }));
     socket.write(

@@ -8,7 +8,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 import { BUILTIN } from '../support/builtins';
 import { testTool } from '../support/runtime';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
-import { rawExchange, rawRequest, type RawResponse } from '../support/rawHttp';
+import { rawBytes, rawExchange, rawRequest, type RawResponse } from '../support/rawHttp';
 
 let gw: TestGateway;
 let target: LoopbackServer;
@@ -332,6 +332,17 @@ describe('framework errors come back in the envelope', () => {
     expectEnvelope(await raw('GET /tools HTTP/1.1', ['no colon in this header']), 400, 'BAD_REQUEST');
     // Both framings at once is how request smuggling starts.
     expectEnvelope(await raw('POST /tools/call HTTP/1.1', ['content-length: 2', 'transfer-encoding: chunked'], '{}'), 400, 'BAD_REQUEST');
+  });
+
+  it('answers a pipelined call before the bytes after it that are not HTTP, in order on the same connection', async () => {
+    const body = JSON.stringify({ tool: 'time_now', arguments: {}, requestId: 'pipelined-before-garbage' });
+    const call = [`POST /tools/call HTTP/1.1`, `host: ${hostHeader()}`, `authorization: Bearer ${gw.token}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(body)}`, '', body].join('\r\n');
+    const received = await rawBytes(gw.url, `${call}GARBAGE\r\n\r\n`);
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(first).toContain('"requestId":"pipelined-before-garbage"');
+    expect(second).toMatch(/^HTTP\/1\.1 400 /);
+    expect(second).toContain('"code":"BAD_REQUEST"');
   });
 
   it('a request that does not arrive in time is REQUEST_TIMEOUT', async () => {

@@ -56,6 +56,26 @@ export function rawExchange(url: string, text: string | Buffer, ms = 3000): Prom
   });
 }
 
+/** Writes `bytes` on a fresh connection and resolves with everything the server sends until it closes it. */
+export function rawBytes(url: string, text: string, ms = 5000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was not closed within ${ms} ms; got ${JSON.stringify(Buffer.concat(chunks).toString().slice(0, 300))}`));
+    }, ms);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString());
+    });
+    socket.write(text);
+  });
+}
+
 function parseResponse(bytes: Buffer, head: boolean): RawResponse | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
