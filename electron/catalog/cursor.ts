@@ -22,11 +22,13 @@ export class Cursors {
 
   decode(cursor: string, listing: unknown): number {
     const bad = (why: string) => new CapstanError('BAD_CURSOR', `${why}; start again without a cursor`);
-    const [offsetText, listingMac, mac] = cursor.split('.');
-    if (!offsetText || !listingMac || !mac || !/^\d{1,9}$/.test(offsetText)) throw bad('the cursor is malformed');
+    const parts = cursor.split('.');
+    const [offsetText, listingMac, mac] = parts;
+    if (parts.length !== 3 || !offsetText || !listingMac || !mac || !/^\d{1,9}$/.test(offsetText)) throw bad('the cursor is malformed');
     const payload = `${offsetText}.${listingMac}`;
-    const expected = this.#sign(payload);
-    const given = Buffer.from(mac, 'base64url');
+    // The MAC's text as issued, not what decoding it yields: base64url decoding skips characters it cannot read.
+    const expected = Buffer.from(this.#sign(payload).toString('base64url'));
+    const given = Buffer.from(mac);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('the cursor was not issued by this gateway');
     if (listingMac !== this.#sign(canonicalJson(listing)).toString('base64url')) {
       throw bad('the cursor belongs to another query, task or catalog snapshot');
