@@ -96,9 +96,9 @@ export interface Host {
   handlers: ApiHandlers;
   logger: Logger;
   /**
-   * Ends every MCP server process Capstan started (signalled before this returns, so a caller
-   * about to exit may skip the wait), commits the ledger and closes the database; resolves once
-   * the processes are gone.
+   * Cancels the calls still running (each ends on record, within the grace period), then ends
+   * every MCP server process Capstan started, commits the ledger and closes the database; resolves
+   * once the processes are gone.
    */
   close(): Promise<void>;
 }
@@ -297,7 +297,9 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     close: async () => {
       stopWatching();
       stopTelemetry();
-      // Synchronous up to each child's SIGTERM, so the children end even if nobody awaits this.
+      // A call cut off by the stop ends on record now, not as a fault when its server is gone and the database closed.
+      await tasks.cancelRunningCalls('the gateway stopped');
+      // Synchronous from here up to each child's SIGTERM.
       const ending = Promise.all([resources.close(), mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.
       approvals.close();

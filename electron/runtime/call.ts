@@ -111,6 +111,11 @@ export class Call {
     return this.#outcome(await this.#decided);
   }
 
+  /** Whether it has been told to stop (cancelled, or past its deadline) and is in its grace period or done. */
+  get stopping(): boolean {
+    return this.#abortReason !== undefined;
+  }
+
   /** `scope` says what was cancelled: the call's task (the default) or the call alone. */
   abort(reason: 'cancelled' | 'deadline', scope: 'task' | 'call' = 'task'): void {
     if (this.#settled || this.#abortReason) return;

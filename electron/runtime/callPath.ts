@@ -96,8 +96,11 @@ export class CallPath {
   async cancel(requestId: string, reason = 'call cancelled by the operator'): Promise<CallCancellation> {
     const { task, inFlight } = this.running(requestId);
     const { capability } = inFlight.call.spec;
-    this.journal.record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
-    inFlight.call.abort('cancelled', 'call');
+    // A call already stopping (cancelled, or past its deadline) is waited for, not cancelled twice.
+    if (!inFlight.call.stopping) {
+      this.journal.record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
+      inFlight.call.abort('cancelled', 'call');
+    }
     const outcome = await inFlight.recorded;
     await this.journal.ledger.durable();
     return { requestId, taskId: task.id, capability, status: outcome.status, durationMs: outcome.durationMs };

@@ -291,6 +291,15 @@ export class TaskRuntime {
     return this.#calls.cancel(requestId, reason);
   }
 
+  /**
+   * Cancels every call still running, each recorded as it ends (cancelled, or outcome_unknown once
+   * the grace period is over); for shutdown, while their providers and the ledger are still there.
+   */
+  async cancelRunningCalls(reason: string): Promise<void> {
+    const running = this.#memory.unfinished().flatMap((task) => [...task.calls.keys()]);
+    await Promise.allSettled(running.map((requestId) => this.#calls.cancel(requestId, reason)));
+  }
+
   /** The call running under `requestId`, its task and who made it. */
   runningCall(requestId: string): { task: Task; inFlight: InFlight } {
     return this.#calls.running(requestId);

@@ -75,3 +75,36 @@ describe('a restart after kill -9', () => {
     }
   });
 });
+
+describe('a stop with calls running', () => {
+  it('ends each call it cuts off on record before the database closes: no fault in its log, nothing left for the next start to guess', async () => {
+    const stopDir = mkdtempSync(join(tmpdir(), 'capstan-stop-'));
+    writeFileSync(join(stopDir, 'config.json'), JSON.stringify({ grants: [{ pattern: 'test:*', authority: 'execute' }], cancellation: { graceMs: 300 } }));
+    const first = await startHostWithTestTools(stopDir, token);
+    try {
+      const before = client(first);
+      void before.call({ tool: 'polite_read', sessionId: 'cut', requestId: 'cut-polite' }).catch(() => undefined);
+      void before.call({ tool: 'stubborn_write', sessionId: 'cut', requestId: 'cut-stubborn' }).catch(() => undefined);
+      await expect.poll(async () => (await before.request('/ledger?kind=call_started')).body.entries.length, { timeout: 10_000 }).toBe(2);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+      expect(first.stderr()).not.toContain('"level":50');
+
+      const serve = await startServe(['--port', '0', '--data-dir', stopDir, '--token', token]);
+      try {
+        const after = client(serve);
+        const ended = async (requestId: string) => (await after.request(`/ledger?requestId=${requestId}&kind=call_finished`)).body.entries;
+        // The polite read stopped when told; the stubborn write was given its grace, and is on record as unknown.
+        expect(await ended('cut-polite')).toMatchObject([{ details: { status: 'cancelled' } }]);
+        expect(await ended('cut-stubborn')).toMatchObject([{ details: { status: 'outcome_unknown' } }]);
+        expect((await after.request('/ledger?requestId=cut-stubborn&kind=cancellation')).body.entries).toHaveLength(1);
+      } finally {
+        serve.child.kill('SIGTERM');
+        await serve.exited;
+      }
+    } finally {
+      first.child.kill('SIGKILL');
+      rmSync(stopDir, { recursive: true, force: true });
+    }
+  });
+});
