@@ -2,6 +2,9 @@
  * The operator's catalog over real HTTP as a console follows it: `GET /catalog` with its ETag and
  * 304, catalog events carrying their delta, and search answered a page at a time with its counts.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyCatalogDelta } from '../../shared/catalogDelta';
 import { CatalogSearchOutput, CatalogView } from '../../shared/discovery';
@@ -111,6 +114,37 @@ describe('catalog events', () => {
     expect(event.delta!.upserted.map((entry) => entry.contract.id)).toEqual(['skills:fresh-notes']);
     const after = await readView();
     expect(applyCatalogDelta(before.view, event.catalogGeneration, event.delta!)).toEqual(after.view);
+  });
+});
+
+describe('a skills directory that comes and goes', () => {
+  it('is followed when it appears after the start, and when it is removed and made again', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'capstan-late-skills-'));
+    const dir = join(parent, 'skills');
+    const write = (name: string) => {
+      mkdirSync(join(dir, name), { recursive: true });
+      writeFileSync(join(dir, name, 'SKILL.md'), skill(`name: ${name}\ndescription: Written into a directory the gateway did not see at first`));
+    };
+    const late = await startTestGateway({ skillsDirs: [dir] });
+    try {
+      await late.host.catalog.whenLoaded();
+      const skillNames = async () => ((await (await late.request('/catalog')).json()) as CatalogView).capabilities.map((entry) => entry.contract.id).filter((id) => id.startsWith('skills:'));
+      const diagnosed = async () => JSON.stringify((await (await late.request('/diagnostics')).json()) as unknown);
+      expect(await diagnosed()).toContain('skills directory does not exist');
+      write('late-arrival');
+      await expect.poll(skillNames, { timeout: 10_000 }).toEqual(['skills:late-arrival']);
+      expect(await diagnosed()).not.toContain('skills directory does not exist');
+      // Replaced whole, as a checkout or a sync tool does: the new directory's skills, not the old one's.
+      rmSync(dir, { recursive: true });
+      write('second-coming');
+      await expect.poll(skillNames, { timeout: 10_000 }).toEqual(['skills:second-coming']);
+      // And its folders are watched again: an edit inside it is seen.
+      write('third-wave');
+      await expect.poll(skillNames, { timeout: 10_000 }).toEqual(['skills:second-coming', 'skills:third-wave']);
+    } finally {
+      await late.stop();
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,9 +5,9 @@
  * never stops the start nor keeps the other skills from loading and updating.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { existsSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { CapstanError } from '../../../shared/errors';
 import type { Provider, ProviderContents, SkillBody, SkillSource } from '../../catalog/provider';
 import { DEFAULT_SKILL_MAX_FILE_BYTES } from '../../config';
@@ -19,6 +19,11 @@ export const SKILLS_PROVIDER = 'skills';
 const WATCH_SETTLE_MS = 150;
 /** A folder that never settles (saved every 100 ms) is still reloaded at least this often. */
 const WATCH_MAX_WAIT_MS = 1_000;
+/**
+ * How often a skills directory is looked for, when it is missing or may have been replaced: a
+ * watcher follows the directory it was set on, not its path, and cannot see one made there later.
+ */
+const DIR_CHECK_MS = 2_000;
 /**
  * A file modified this close to the moment it was read may have changed again within the same
  * tick of its file system's clock (a second on some), leaving its stats as they were: such a
@@ -253,6 +258,9 @@ class SkillWatchers {
   /** Folders (`<dir>/<folder>`) heard from since the last load, or everything. */
   #changed = new Set<string>();
   #all = false;
+  /** Each directory's identity (identityOf) as watched; undefined while it is missing. */
+  readonly #dirIdentity = new Map<string, string | undefined>();
+  #dirCheck: NodeJS.Timeout | undefined;
 
   constructor(
     readonly dirs: readonly string[],
@@ -262,7 +270,11 @@ class SkillWatchers {
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    for (const dir of this.dirs) this.#watch(dir, dir, (_event, name) => this.#folderEvent(dir, name));
+    for (const dir of this.dirs) this.#watchDir(dir);
+    if (this.dirs.length > 0) {
+      this.#dirCheck = setInterval(() => this.#checkDirs(), DIR_CHECK_MS);
+      this.#dirCheck.unref();
+    }
   }
 
   /** Watches `<dir>/<folder>` if it is not yet. */
@@ -288,6 +300,7 @@ class SkillWatchers {
     return () => {
       this.#stopped = true;
       clearTimeout(this.#timer);
+      clearInterval(this.#dirCheck);
       for (const watcher of this.#watchers.values()) watcher.close();
       this.#watchers.clear();
     };
@@ -328,14 +341,37 @@ class SkillWatchers {
     try {
       const watcher = watch(path, { persistent: false }, listener);
       watcher.on('error', (error) => {
-        // A folder's watcher fails when the folder goes; only the directory's failure is a problem.
-        if (path === dir || existsSync(path)) this.#unwatched(dir, error);
+        // A folder's watcher fails when the folder goes, and the directory's when it is removed
+        // (#checkDirs follows it then); only a watcher failing on what is still there is a problem.
+        if (existsSync(path)) this.#unwatched(dir, error);
         this.#forget(path);
       });
       this.#watchers.set(path, watcher);
     } catch (error) {
       // Missing: a folder removed meanwhile, or a directory whose diagnostic is the load's.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#unwatched(dir, error);
+    }
+  }
+
+  #watchDir(dir: string): void {
+    this.#dirIdentity.set(dir, identityOf(dir));
+    this.#watch(dir, dir, (_event, name) => this.#folderEvent(dir, name));
+  }
+
+  /**
+   * A directory that was missing and is there now, or was removed (and perhaps made again): its
+   * old watchers see nothing of the new one, so they go, it is watched afresh, and everything is
+   * read again (a load sets its folders' watchers as it reaches them).
+   */
+  #checkDirs(): void {
+    for (const dir of this.dirs) {
+      const now = identityOf(dir);
+      if (now === this.#dirIdentity.get(dir)) continue;
+      for (const path of [...this.#watchers.keys()]) if (path === dir || path.startsWith(dir + sep)) this.#forget(path);
+      this.problems.delete(dir);
+      if (now === undefined) this.#dirIdentity.set(dir, undefined);
+      else this.#watchDir(dir);
+      this.#heard(null);
     }
   }
 
@@ -357,4 +393,14 @@ class SkillWatchers {
       () => this.#forget(path),
     );
   }
+}
+
+/**
+ * A directory's device, inode and birth time, or undefined when there is none at `path`. The
+ * birth time tells a directory made again from the one removed: the file system hands the new one
+ * the freed inode at once. (Where it records none, Node gives 0, and the inode alone is compared.)
+ */
+function identityOf(path: string): string | undefined {
+  const found = statSync(path, { throwIfNoEntry: false, bigint: true });
+  return found?.isDirectory() ? `${found.dev}:${found.ino}:${found.birthtimeNs}` : undefined;
 }
