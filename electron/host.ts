@@ -98,7 +98,7 @@ export interface Host {
   /**
    * Cancels the calls still running (each ends on record, within the grace period), then ends
    * every MCP server process Capstan started, commits the ledger and closes the database; resolves
-   * once the processes are gone.
+   * once the processes are gone. With no call running, all but that wait happens before it returns.
    */
   close(): Promise<void>;
 }
@@ -298,7 +298,8 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
       stopWatching();
       stopTelemetry();
       // A call cut off by the stop ends on record now, not as a fault when its server is gone and the database closed.
-      await tasks.cancelRunningCalls('the gateway stopped');
+      const cutting = tasks.cancelRunningCalls('the gateway stopped');
+      if (cutting) await cutting;
       // Synchronous from here up to each child's SIGTERM.
       const ending = Promise.all([resources.close(), mcp.close({ now: true }), catalog.close(), harn.close()]);
       // Waiting calls end with the gateway, recorded while the ledger is still open.

@@ -294,10 +294,12 @@ export class TaskRuntime {
   /**
    * Cancels every call still running, each recorded as it ends (cancelled, or outcome_unknown once
    * the grace period is over); for shutdown, while their providers and the ledger are still there.
+   * Undefined when none runs, so that a stop with nothing running stays synchronous.
    */
-  async cancelRunningCalls(reason: string): Promise<void> {
+  cancelRunningCalls(reason: string): Promise<void> | undefined {
     const running = this.#memory.unfinished().flatMap((task) => [...task.calls.keys()]);
-    await Promise.allSettled(running.map((requestId) => this.#calls.cancel(requestId, reason)));
+    if (running.length === 0) return undefined;
+    return Promise.allSettled(running.map((requestId) => this.#calls.cancel(requestId, reason))).then(() => undefined);
   }
 
   /** The call running under `requestId`, its task and who made it. */

@@ -100,7 +100,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     // A request without Host reaches the Host check and gets FORBIDDEN_ORIGIN in the envelope,
     // rather than Node's bodiless 400.
     http: { requireHostHeader: false },
-    maxParamLength: MAX_PATH_PARAM,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM },
     // A URL that does not decode, or a path parameter over maxParamLength: errors Fastify
     // raises before routing, so before any hook has named the request.
     frameworkErrors: (error, request, reply) => {
