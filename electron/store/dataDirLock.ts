@@ -10,6 +10,7 @@
  * leaves nothing to clear, and no process id is guessed at as a pid file would need. SQLite gives
  * the same answer to a second connection within one process, and does it on every platform.
  */
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { readGatewayFile } from '../gatewayFile';
@@ -25,11 +26,21 @@ export class DataDirInUseError extends Error {
 const BUSY = 5;
 
 /**
+ * The lock files this process holds. A second attempt here is refused before it touches the file:
+ * on POSIX, closing any descriptor of a file drops every lock the process holds on it, so even
+ * opening it to check its mode would hand the data dir to another process.
+ */
+const held = new Set<string>();
+
+/**
  * Takes the data dir for this process, or throws DataDirInUseError; `doing` says what would have
  * used it (`run a gateway`, `reseal the ledger`). The returned function gives it back.
  */
 export function lockDataDir(dataDir: string, doing: string): () => void {
-  const path = join(dataDir, DATA_DIR_LOCK);
+  // The folder's real path: two spellings of one folder (a link, `..`) are one lock.
+  const path = join(realpathSync(dataDir), DATA_DIR_LOCK);
+  const inUse = () => new DataDirInUseError(`cannot ${doing}: ${dataDir} is in use by ${holder(dataDir)}; stop it first, or give another --data-dir (or CAPSTAN_DATA_DIR)`);
+  if (held.has(path)) throw inUse();
   ownerOnly(path);
   const lock = new DatabaseSync(path, { timeout: 0 });
   try {
@@ -39,10 +50,13 @@ export function lockDataDir(dataDir: string, doing: string): () => void {
   } catch (error) {
     lock.close();
     if ((error as { errcode?: number }).errcode !== BUSY) throw error;
-    throw new DataDirInUseError(`cannot ${doing}: ${dataDir} is in use by ${holder(dataDir)}; stop it first, or give another --data-dir (or CAPSTAN_DATA_DIR)`);
+    throw inUse();
   }
+  held.add(path);
   return () => {
-    if (lock.isOpen) lock.close();
+    if (!lock.isOpen) return;
+    lock.close();
+    held.delete(path);
   };
 }
 

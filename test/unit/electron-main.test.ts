@@ -6,6 +6,7 @@
  * (temporary data dirs), so IPC replies, the confirmation dialog and the loopback HTTP gateway run
  * end to end.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,7 @@ import { restrictPermissions } from '../../electron/shell/permissions';
 import { createMainWindow } from '../../electron/shell/window';
 import { BUILTIN } from '../support/builtins';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { CLI } from '../support/serveProcess';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopbackServer';
 
 type Handler = (event: unknown, payload: unknown) => Promise<unknown>;
@@ -751,6 +753,10 @@ describe('the app', () => {
     expect(app.exit.mock.calls).toEqual([[1]]);
     expect(BrowserWindow.created).toHaveLength(windowsBefore);
     expect(await invoke('capstan:callTool', { tool: 'time_now', arguments: {} })).toMatchObject({ ok: true, value: { ok: true } });
+    // The refused attempt left the hold as it was: another process still cannot take the folder.
+    const serve = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir], { encoding: 'utf8', timeout: 20_000 });
+    expect(serve.status).toBe(1);
+    expect(serve.stderr).toContain(`${dataDir} is in use by another Capstan`);
   });
 
   it('refuses a bad option in its error dialog, before touching the data folder', async () => {

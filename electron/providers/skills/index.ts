@@ -367,7 +367,9 @@ class SkillWatchers {
     for (const dir of this.dirs) {
       const now = identityOf(dir);
       if (now === this.#dirIdentity.get(dir)) continue;
-      for (const path of [...this.#watchers.keys()]) if (path === dir || path.startsWith(dir + sep)) this.#forget(path);
+      // Watchers are keyed by join(dir, …), which normalizes: so is the prefix, whatever the spelling of `dir`.
+      const under = join(dir, sep);
+      for (const path of [...this.#watchers.keys()]) if (path === dir || path.startsWith(under)) this.#forget(path);
       this.problems.delete(dir);
       if (now === undefined) this.#dirIdentity.set(dir, undefined);
       else this.#watchDir(dir);
@@ -401,6 +403,11 @@ class SkillWatchers {
  * the freed inode at once. (Where it records none, Node gives 0, and the inode alone is compared.)
  */
 function identityOf(path: string): string | undefined {
-  const found = statSync(path, { throwIfNoEntry: false, bigint: true });
-  return found?.isDirectory() ? `${found.dev}:${found.ino}:${found.birthtimeNs}` : undefined;
+  try {
+    const found = statSync(path, { throwIfNoEntry: false, bigint: true });
+    return found?.isDirectory() ? `${found.dev}:${found.ino}:${found.birthtimeNs}` : undefined;
+  } catch (error) {
+    // Unreadable (a permission, a link loop): the load names why; this only notices when that changes.
+    return `unreadable: ${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+  }
 }
