@@ -167,6 +167,22 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
   });
   // The ledger once it has opened, for a start that fails after that.
   let opened: Ledger | undefined;
+  /** Undoes what the start did so far, for a start that fails: the processes, the database, the data dir's lock. */
+  const abandon = async (error: unknown): Promise<never> => {
+    await mcp.close({ now: true });
+    void catalog.close();
+    stopLedgerStream();
+    // What was appended before the failure (a recovery, a server's pins) is kept, not rolled back.
+    try {
+      opened?.flush();
+    } catch {
+      // The start failed already; a ledger that cannot flush adds nothing to that.
+    }
+    db.close();
+    unlock();
+    await telemetry.shutdown();
+    throw error;
+  };
   try {
     ledger = opened = new Ledger(db, loadLedgerKey(dataDir, db));
     stopLedgerStream = streamLedger(telemetry, ledger);
@@ -186,19 +202,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     await mcp.start(config.mcpServers, config.disabledProviders);
     for (const id of policy.revoked) catalog.setRevoked(id, true);
   } catch (error) {
-    await mcp.close({ now: true });
-    void catalog.close();
-    stopLedgerStream();
-    // What was appended before the failure (a recovery, a server's pins) is kept, not rolled back.
-    try {
-      opened?.flush();
-    } catch {
-      // The start failed already; a ledger that cannot flush adds nothing to that.
-    }
-    db.close();
-    unlock();
-    await telemetry.shutdown();
-    throw error;
+    return abandon(error);
   }
   const warnWideOpen = (allow: readonly string[]) => {
     const reasons = wideOpenAllowances(allow);
@@ -236,7 +240,7 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     },
   });
   // Before anyone can call: what the last process left unfinished is closed and on record.
-  await tasks.recover();
+  await tasks.recover().catch(abandon);
   ledger.onAppend((entry) => events.publish({ type: 'ledger', entry }));
   tasks.onChange((task) => events.publish({ type: 'task', task }));
   const discovery = createDiscovery({ catalog, tasks, cursors: new Cursors() });
@@ -248,12 +252,17 @@ export async function createHost({ dataDir, skillsDirs = [], logger = pino({ lev
     publish: (approval) => events.publish({ type: 'approval', approval }),
   });
   asks = new ServerAsks({ ledger, timeoutMs: () => config.approvals.timeoutMs, publish: (ask) => events.publish({ type: 'ask', ask }), openPage });
-  const history = new ExecutionHistory({
-    dataDir,
-    db,
-    log: logger.child({ component: 'executions' }),
-    onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
-  });
+  let history: ExecutionHistory;
+  try {
+    history = new ExecutionHistory({
+      dataDir,
+      db,
+      log: logger.child({ component: 'executions' }),
+      onChange: ({ revision, cleared }) => events.publish({ type: 'executions', revision, cleared }),
+    });
+  } catch (error) {
+    return abandon(error);
+  }
   const stopTelemetry = feedTelemetry({ telemetry, ledger, catalog, approvals });
   const confirmation = new Confirmation(new Challenges(), approvals);
   const calls = new CallService({ catalog, confirmation, tasks, ledger, history, telemetry });

@@ -87,7 +87,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
     db.close();
     throw error;
   }
-  const ledger = new Ledger(db, loadLedgerKey(dataDir, db, { create: false }));
+  const ledger = new Ledger(db, loadLedgerKey(dataDir, db, { create: sub === 'reseal' }));
   const printJson = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   // `tail` reads as lines for a person unless --json; `export` is for scripts, always JSON lines.
   const print = sub === 'tail' && !values.json ? (entry: LedgerEntry) => process.stdout.write(`${ledgerLine(entry)}\n`) : printJson;

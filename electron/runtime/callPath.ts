@@ -5,6 +5,7 @@
  * is recorded, then thrown. One call may also be cancelled alone, its task running on.
  */
 import { CapstanError } from '../../shared/errors';
+import type { LedgerEntry } from '../../shared/ledger';
 import { isAgent, type Principal } from '../../shared/principal';
 import type { CallCancellation, CallStatus } from '../../shared/tasks';
 import { Call, type CallOutcome, type CallSpec } from './call';
@@ -52,7 +53,7 @@ export class CallPath {
     // Settles once the call's end is recorded (rejects if recording it failed): the cancellation barrier.
     const { promise: recorded, resolve, reject } = Promise.withResolvers<CallOutcome>();
     // In flight from its recorded start, so the task view that announces the start counts it.
-    this.journal.record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
+    const started = this.journal.record(task, { kind: 'call_started', requestId, capability, details: { mutating: spec.mutating, ...spec.details } }, () =>
       task.calls.set(requestId, { call, principal: currentPrincipal(), recorded }),
     );
     // A mutating call's start is not left for its answer to commit: it commits when this turn ends,
@@ -60,29 +61,42 @@ export class CallPath {
     // after a crash and mark the call's outcome unknown. (Its work has started by then: an entry
     // durable before the work would cost every mutating call a flush of its own.)
     if (spec.mutating) ledger.commitSoon();
-    // After the ledger failed to write (a full disk), no work runs before its start is on disk:
-    // a call that cannot be recorded is refused, not run unrecorded.
-    if (ledger.unavailable !== undefined) {
-      try {
-        await ledger.durable();
-      } catch (error) {
-        task.calls.delete(requestId);
-        throw error instanceof CapstanError ? error.inTask(task.id) : error;
-      }
-    }
     // A caller that leaves cancels the call in its own name, as the operator's Cancel call would.
     const principal = currentPrincipal();
     const cancel = () => void runAs(principal, () => this.cancel(requestId, reasonOf(callerGone!))).catch(() => undefined);
     callerGone?.addEventListener('abort', cancel, { once: true });
+    // After the ledger failed to write (a full disk), no work runs before its start is on disk:
+    // a call that cannot be recorded is refused, not run unrecorded.
+    if (ledger.unavailable !== undefined) {
+      try {
+        await ledger.durable(started);
+      } catch (error) {
+        callerGone?.removeEventListener('abort', cancel);
+        task.calls.delete(requestId);
+        // Whoever waits for this call's end (a cancellation, its task's barrier) hears it never ran.
+        recorded.catch(() => undefined);
+        reject(error as Error);
+        throw error instanceof CapstanError ? error.inTask(task.id) : error;
+      }
+    }
+    // Cancelled (or its caller gone) while its start was made durable: the work never starts.
+    const runs = call.stopping ? () => Promise.reject(new Error('the call was cancelled before it ran')) : work;
+    let finished: LedgerEntry | undefined;
     call
-      .run(work)
+      .run(runs)
       .then((outcome) => {
-        this.#finish(task, call, outcome);
+        try {
+          finished = this.#finish(task, call, outcome);
+        } catch (error) {
+          // Its end could not be recorded: it is no longer running all the same.
+          task.calls.delete(requestId);
+          throw error;
+        }
         return outcome;
       })
       .then(resolve, reject);
     const outcome = await recorded.finally(() => callerGone?.removeEventListener('abort', cancel));
-    await ledger.durable();
+    await ledger.durable(started, finished);
     return outcome;
   }
 
@@ -95,14 +109,36 @@ export class CallPath {
    */
   async cancel(requestId: string, reason = 'call cancelled by the operator'): Promise<CallCancellation> {
     const { task, inFlight } = this.running(requestId);
+    return this.#cancel(task, requestId, inFlight, reason);
+  }
+
+  /**
+   * Cancels every call still running, as `cancel` does each, and those that start meanwhile; for
+   * shutdown. Undefined when none runs.
+   */
+  cancelAll(reason: string): Promise<void> | undefined {
+    const running = () => this.journal.memory.unfinished().flatMap((task) => [...task.calls].map(([requestId, inFlight]) => ({ task, requestId, inFlight })));
+    if (running().length === 0) return undefined;
+    return (async () => {
+      // A call may start while others end (a Harn script's next step); a few rounds take those too.
+      for (let round = 0; round < 3; round += 1) {
+        const calls = running();
+        if (calls.length === 0) return;
+        await Promise.allSettled(calls.map(({ task, requestId, inFlight }) => this.#cancel(task, requestId, inFlight, reason)));
+      }
+    })();
+  }
+
+  async #cancel(task: Task, requestId: string, inFlight: InFlight, reason: string): Promise<CallCancellation> {
     const { capability } = inFlight.call.spec;
     // A call already stopping (cancelled, or past its deadline) is waited for, not cancelled twice.
+    let cancellation: LedgerEntry | undefined;
     if (!inFlight.call.stopping) {
-      this.journal.record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
+      cancellation = this.journal.record(task, { kind: 'cancellation', requestId, capability, details: { reason, scope: 'call' } });
       inFlight.call.abort('cancelled', 'call');
     }
     const outcome = await inFlight.recorded;
-    await this.journal.ledger.durable();
+    await this.journal.ledger.durable(cancellation);
     return { requestId, taskId: task.id, capability, status: outcome.status, durationMs: outcome.durationMs };
   }
 
@@ -147,12 +183,12 @@ export class CallPath {
     }
   }
 
-  #finish(task: Task, call: Call, outcome: CallOutcome): void {
+  #finish(task: Task, call: Call, outcome: CallOutcome): LedgerEntry {
     const { requestId, capability, mutating } = call.spec;
     const { ledger, memory } = this.journal;
     const session = this.journal.session(task.sessionId);
     const evidence = outcome.status === 'ok' ? { resultDigest: ledger.digestJson(outcome.resultJson) } : { code: outcome.error.code };
-    this.journal.record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
+    return this.journal.record(task, { kind: 'call_finished', requestId, capability, details: { status: outcome.status, durationMs: outcome.durationMs, ...evidence } }, () => {
       task.calls.delete(requestId);
       task.counts[outcome.status] += 1;
       if (outcome.status === 'outcome_unknown' && mutating) memory.setUnknownOutcome(session, { requestId, taskId: task.id, capability, at: new Date().toISOString() });

@@ -6,7 +6,8 @@
  */
 import type { TaskState, TaskView } from '../../shared/tasks';
 import type { TaskStore } from '../store/taskStore';
-import type { Ledger, LedgerAppend } from './ledger';
+import type { LedgerEntry } from '../../shared/ledger';
+import { ledgerUnavailable, type Ledger, type LedgerAppend } from './ledger';
 import type { RuntimeMemory } from './memory';
 import { isTerminal, type Session, type Task } from './task';
 
@@ -37,14 +38,21 @@ export class TaskJournal {
    * Writes the entry, then applies the change it records: a write that fails changes nothing.
    * The entry's seq becomes the task's and the session's version.
    */
-  record(task: Task, entry: Omit<LedgerAppend, 'taskId' | 'sessionId'>, change?: (seq: number) => void): void {
-    const { seq } = this.ledger.append({ ...entry, taskId: task.id, sessionId: task.sessionId });
+  record(task: Task, entry: Omit<LedgerAppend, 'taskId' | 'sessionId'>, change?: (seq: number) => void): LedgerEntry {
+    const appended = this.ledger.append({ ...entry, taskId: task.id, sessionId: task.sessionId });
+    const { seq } = appended;
     change?.(seq);
     task.touched(seq);
     this.session(task.sessionId).version = seq;
     const record = task.record();
-    this.store.saveTask(record);
+    try {
+      this.store.saveTask(record);
+    } catch (error) {
+      // In the ledger's batch: a full disk fails it as it fails the ledger's own writes.
+      throw ledgerUnavailable(error);
+    }
     for (const listener of this.#listeners) listener(record.view);
+    return appended;
   }
 
   /** Moves the task through its state machine (task.ts), recorded; an ended task may leave memory. */

@@ -132,8 +132,8 @@ export class Ledger {
   readonly #firstPrincipal: StatementSync;
   /** Where the chain starts for this process: the table's head, or the checkpoint's when the table lost its tail. */
   #floor: { seq: number; hash: string };
-  /** Why the last batch was rolled back, until a commit succeeds again. */
-  #unavailable: string | undefined;
+  /** Entries whose batch the database rolled back: whoever waits for one of them hears so (durable). */
+  readonly #lost = new WeakSet<LedgerEntry>();
 
   constructor(
     private readonly db: Database,
@@ -175,8 +175,7 @@ export class Ledger {
     this.#batch = GroupCommit.of(db);
     // A batch SQLite rolled back (a full disk) took its entries with it: the chain goes on from the
     // last committed one, so the next entry takes the first lost seq and no gap is left.
-    this.#batch.onRollback((error) => {
-      this.#unavailable = error.message;
+    this.#batch.onRollback(() => {
       const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
       const from = last && last.seq >= this.#floor.seq ? last : this.#floor;
       this.#lastSeq = from.seq;
@@ -184,7 +183,6 @@ export class Ledger {
     });
     // Once per sync of the WAL: the head sealed once, at the newest durable entry, then each entry announced.
     this.#batch.onCommit((waitedSeconds) => {
-      this.#unavailable = undefined;
       const durable = this.#durable;
       this.#durable = [];
       if (durable.length === 0) return;
@@ -242,27 +240,37 @@ export class Ledger {
     try {
       this.#batch.write(write);
     } catch (error) {
-      throw unavailable(error);
+      throw ledgerUnavailable(error);
     }
-    this.#batch.afterDurable(() => this.#durable.push(entry));
+    this.#batch.afterDurable(
+      () => this.#durable.push(entry),
+      () => this.#lost.add(entry),
+    );
     this.#lastSeq = entry.seq;
     this.#lastHash = entry.hash;
     return entry;
   }
 
-  /** Resolves once everything appended so far is committed to disk; rejects LEDGER_UNAVAILABLE if it could not be. */
-  durable(): Promise<void> {
-    return this.#batch.durable().catch((error: unknown) => {
-      throw unavailable(error);
-    });
+  /**
+   * Resolves once everything appended so far is committed to disk; rejects LEDGER_UNAVAILABLE if it
+   * could not be, or if any of `mine` (the caller's own entries) was lost with a batch the database
+   * rolled back, though later ones were written since.
+   */
+  async durable(...mine: (LedgerEntry | undefined)[]): Promise<void> {
+    try {
+      await this.#batch.durable();
+    } catch (error) {
+      throw ledgerUnavailable(error);
+    }
+    if (mine.some((entry) => entry !== undefined && this.#lost.has(entry))) throw ledgerUnavailable(this.#batch.failure ?? new Error('an entry was rolled back'));
   }
 
   /**
-   * Why the ledger could not write last time (its batch was rolled back), until a commit succeeds
-   * again: a call's start is then made durable before its work runs (callPath.ts).
+   * Why the ledger's writes are failing (a batch was rolled back), until a batch begun since is on
+   * disk: a call's start is then made durable before its work runs (callPath.ts).
    */
   get unavailable(): string | undefined {
-    return this.#unavailable;
+    return this.#batch.failure?.message;
   }
 
   /** Commits what is appended when this turn ends (or the running sync does), without waiting for it (GroupCommit.commitSoon). */
@@ -421,8 +429,8 @@ export class Ledger {
   }
 }
 
-/** A write or flush of the ledger that failed (a full disk, an I/O error), as the caller's error. */
-function unavailable(error: unknown): CapstanError {
+/** A write or flush of the ledger's database that failed (a full disk, an I/O error), as the caller's error. */
+export function ledgerUnavailable(error: unknown): CapstanError {
   if (error instanceof CapstanError) return error;
   return new CapstanError('LEDGER_UNAVAILABLE', `the ledger could not write to its database: ${(error as Error).message}`);
 }

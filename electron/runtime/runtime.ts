@@ -297,9 +297,7 @@ export class TaskRuntime {
    * Undefined when none runs, so that a stop with nothing running stays synchronous.
    */
   cancelRunningCalls(reason: string): Promise<void> | undefined {
-    const running = this.#memory.unfinished().flatMap((task) => [...task.calls.keys()]);
-    if (running.length === 0) return undefined;
-    return Promise.allSettled(running.map((requestId) => this.#calls.cancel(requestId, reason))).then(() => undefined);
+    return this.#calls.cancelAll(reason);
   }
 
   /** The call running under `requestId`, its task and who made it. */
@@ -449,7 +447,8 @@ export class TaskRuntime {
     this.#work.delete(task.id);
     // The work's own failure to stop is its to report; the barrier only waits for it.
     const stopped = work?.stop().catch(() => undefined);
-    await Promise.all([stopped, ...[...task.calls.values()].map(({ recorded }) => recorded)]);
+    // A call whose end could not be recorded (the ledger failing) has ended all the same; the durable() below says so.
+    await Promise.allSettled([stopped, ...[...task.calls.values()].map(({ recorded }) => recorded)]);
     await this.ledger.durable();
   }
 

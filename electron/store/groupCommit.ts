@@ -55,11 +55,15 @@ export const UNAWAITED_COMMIT_MS = 20;
 const batches = new WeakMap<Database, GroupCommit>();
 
 interface Batch {
+  /** Batches are numbered as they begin: a failure is over once a batch begun after it is durable. */
+  number: number;
   promise: Promise<void>;
   resolve: () => void;
   reject: (error: Error) => void;
   /** Called once the batch is durable, in the order they were added, before the listeners. */
   callbacks: (() => void)[];
+  /** Called if the batch is lost instead (see onRollback). */
+  lostCallbacks: (() => void)[];
   /** Since when (performance.now()) someone waits for it, or asked for it soon: it commits when that turn ends, or when the running sync does. */
   wantedAt: number | undefined;
 }
@@ -85,6 +89,9 @@ export class GroupCommit {
   #commitTimer: NodeJS.Immediate | undefined;
   #unawaitedTimer: NodeJS.Timeout | undefined;
   #fd: number | undefined;
+  #batches = 0;
+  /** The last batch lost and why, until a batch begun after it is durable. */
+  #failure: { error: Error; after: number } | undefined;
 
   private constructor(private readonly db: Database) {
     const { journal_mode: mode } = db.prepare('PRAGMA journal_mode').get() as { journal_mode: string };
@@ -113,7 +120,8 @@ export class GroupCommit {
 
   /** Runs `write` in a transaction of its own, after committing the open batch; both are on disk when it returns. */
   writeNow<T>(write: () => T): T {
-    this.#commitOpen();
+    // Not after writes the database just lost: what this one records would stand without them.
+    if (!this.#commitOpen()) throw this.#failure!.error;
     try {
       return transaction(this.db, write);
     } finally {
@@ -145,12 +153,19 @@ export class GroupCommit {
 
   /**
    * Calls `callback` once every write made so far is durable, before the listeners of the sync
-   * that made it so; at once if nothing is waiting. It does not hurry the commit.
+   * that made it so; at once if nothing is waiting. It does not hurry the commit. `lost` is called
+   * instead if the batch holding the latest write is lost.
    */
-  afterDurable(callback: () => void): void {
+  afterDurable(callback: () => void, lost?: () => void): void {
     const batch = this.#open ?? this.#unsynced.at(-1) ?? this.#syncing.at(-1);
-    if (batch) batch.callbacks.push(callback);
-    else callback();
+    if (!batch) return callback();
+    batch.callbacks.push(callback);
+    if (lost) batch.lostCallbacks.push(lost);
+  }
+
+  /** Why the last lost batch was lost, until a batch begun after it is durable: writes are failing. */
+  get failure(): Error | undefined {
+    return this.#failure?.error;
   }
 
   /** Commits the open batch now, if there is one, and flushes the WAL to disk; for shutdown, before the database closes. */
@@ -190,29 +205,31 @@ export class GroupCommit {
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     // A batch whose sync failed rejects; no one may be left with an unhandled rejection for it.
     promise.catch(() => {});
-    this.#open = { promise, resolve, reject, callbacks: [], wantedAt: undefined };
+    this.#open = { number: ++this.#batches, promise, resolve, reject, callbacks: [], lostCallbacks: [], wantedAt: undefined };
     this.#unawaitedTimer = setTimeout(() => this.commitSoon(), UNAWAITED_COMMIT_MS);
   }
 
-  /** Commits the open batch; it waits for a sync from here. */
-  #commitOpen(): void {
+  /** Commits the open batch; it waits for a sync from here. False when the batch was lost instead. */
+  #commitOpen(): boolean {
     const batch = this.#open;
-    if (!batch) return;
+    if (!batch) return true;
     this.#open = undefined;
     clearImmediate(this.#commitTimer);
     this.#commitTimer = undefined;
     clearTimeout(this.#unawaitedTimer);
     // A database closed without flush() rolled the batch back; there is nothing to commit or sync.
-    if (!this.db.isOpen) return;
+    if (!this.db.isOpen) return true;
     try {
       this.db.exec('COMMIT');
     } catch (error) {
       // Not thrown: this runs from timers too, and whoever waits for the batch hears of it.
       if (inTransaction(this.db)) this.db.exec('ROLLBACK');
-      return this.#lost(batch, error);
+      this.#lost(batch, error);
+      return false;
     }
     if (this.#wal) this.#unsynced.push(batch);
     else this.#done([batch]);
+    return true;
   }
 
   #lost(batch: Batch | undefined, cause: unknown): void {
@@ -224,7 +241,9 @@ export class GroupCommit {
       clearTimeout(this.#unawaitedTimer);
     }
     const error = new Error(`the database rolled back writes not yet committed: ${(cause as Error).message}`, { cause });
+    this.#failure = { error, after: batch.number };
     batch.reject(error);
+    for (const callback of batch.lostCallbacks) callback();
     for (const listener of this.#rollbackListeners) listener(error);
   }
 
@@ -281,6 +300,7 @@ export class GroupCommit {
 
   #done(durable: Batch[]): void {
     if (durable.length === 0) return;
+    if (this.#failure && durable.some((batch) => batch.number > this.#failure!.after)) this.#failure = undefined;
     const now = performance.now();
     // A batch committed without being wanted (writeNow, flush) was waited for from its commit.
     const waitedSeconds = Math.max(0, ...durable.map((batch) => now - (batch.wantedAt ?? now))) / 1000;

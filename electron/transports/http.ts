@@ -114,17 +114,12 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   let allowedHost: (hostHeader: string | undefined) => boolean = () => false;
   // Node answers an `Expect` other than 100-continue with a bodiless 417 unless someone listens.
   // HTTP lets a server ignore the expectation: the request goes through the usual checks instead.
-  app.server.on('checkExpectation', (request, response) => app.routing(request, response));
-  // What each connection still has to answer: a pipelined request's answer is not lost to the garbage after it (answerOnSocket).
-  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket;
-    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
-    response.once('close', () => {
-      const left = (unanswered.get(socket) ?? 1) - 1;
-      unanswered.set(socket, left);
-      if (left === 0) socket.emit(ANSWERED);
-    });
+  app.server.on('checkExpectation', (request, response) => {
+    awaitAnswer(request, response);
+    app.routing(request, response);
   });
+  // What each connection still has to answer: a pipelined request's answer is not lost to the garbage after it (answerOnSocket).
+  app.server.on('request', awaitAnswer);
   // CONNECT names no route here (this is no proxy); without a listener Node would just hang up.
   app.server.on('connect', (_request, socket: Socket) => answerOnSocket(socket, new CapstanError('NOT_FOUND', 'CONNECT: this gateway is not a proxy'), options.logger));
 
@@ -344,6 +339,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, log: Fa
 const unanswered = new WeakMap<Socket, number>();
 /** Emitted on a socket when the last of them has been answered. */
 const ANSWERED = 'capstan:answered';
+
+/** Counts a request as unanswered on its connection until its response closes. */
+function awaitAnswer(request: IncomingMessage, response: ServerResponse): void {
+  const socket = request.socket;
+  unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+  response.once('close', () => {
+    const left = (unanswered.get(socket) ?? 1) - 1;
+    unanswered.set(socket, left);
+    if (left === 0) socket.emit(ANSWERED);
+  });
+}
 
 /**
  * Writes the envelope as a whole HTTP response and closes the connection, as Node itself does
