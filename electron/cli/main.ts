@@ -78,7 +78,7 @@ async function ledgerCommand(args: string[]): Promise<void> {
   });
   if (sub !== 'verify' && sub !== 'reseal' && sub !== 'tail' && sub !== 'export') throw new UsageError(`ledger needs verify, reseal, tail or export${sub ? `, not "${sub}"` : ''}`);
   const dataDir = values['data-dir'] ?? defaultDataDir();
-  const db = openExistingDatabase(dataDir);
+  const db = openExistingDatabase(dataDir, { readOnly: sub !== 'reseal' });
   // A running gateway seals the head it holds in memory after each commit: reseal waits for it to stop.
   let unlock = () => {};
   try {

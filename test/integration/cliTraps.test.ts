@@ -5,7 +5,7 @@
  * ledger tail reads as lines (JSON with --json) and tables fit a terminal (util-linux `script`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,22 @@ describe('a CLI without traps', { timeout: 60_000 }, () => {
     const fresh = join(root, 'fresh');
     expect((await capstan(['token', 'create', '--name', 'ci', '--data-dir', fresh])).code).toBe(0);
     expect((await capstan(['token', 'list', '--data-dir', fresh])).stdout).toMatch(/^NAME\s+CREATED\s+LAST USED\nci\s/);
+  });
+
+  it('leaves a data dir the read-only commands read as it found it: the database file unchanged, mode included, and no key made', async () => {
+    const evidence = join(root, 'evidence');
+    mkdirSync(evidence);
+    expect((await capstan(['token', 'create', '--name', 'kept', '--data-dir', evidence])).code).toBe(0);
+    const database = join(evidence, 'capstan.sqlite');
+    chmodSync(database, 0o644);
+    const before = { bytes: readFileSync(database), mode: statSync(database).mode };
+    for (const command of [['ledger', 'verify'], ['ledger', 'tail'], ['ledger', 'export']]) {
+      const result = await capstan([...command, '--data-dir', evidence]);
+      expect(result.code, `${command.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    expect(readFileSync(database).equals(before.bytes)).toBe(true);
+    expect(statSync(database).mode).toBe(before.mode);
+    expect(existsSync(join(evidence, 'ledger.key'))).toBe(false);
   });
 
   it('prints a failed call’s requestId, as the success line does', async () => {
