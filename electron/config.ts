@@ -3,8 +3,8 @@
  * mistake is reported clearly instead of half-applied. The defaults live here, with the schema
  * they complete: the runtime receives the resulting values and does not decide them.
  */
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { Grant } from '../shared/capability';
 import { McpServerEntry, McpServerName, ToolPolicyRule } from '../shared/mcp';
@@ -157,8 +157,8 @@ function parseConfig(path: string, raw: unknown): CapstanConfig {
  * (headers, env), so it is written readable by its owner only.
  */
 export function writeConfig(dataDir: string, raw: Record<string, unknown>): CapstanConfig {
-  const path = join(dataDir, CONFIG_FILE);
-  const config = parseConfig(path, raw);
+  const path = configTarget(dataDir);
+  const config = parseConfig(join(dataDir, CONFIG_FILE), raw);
   const mode = 0o600;
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(raw, null, 2)}\n`, { mode });
@@ -186,25 +186,71 @@ export const RESTART_SETTINGS = ['skillsDirs', 'skills', 'cancellation', 'approv
 export const CONFIG_WATCH_DEBOUNCE_MS = 250;
 
 /**
+ * config.json, or the file it links to (kept in a dotfiles repository, say): the gateway writes
+ * and watches that file, so the link stays a link and an edit of its target is seen.
+ */
+function configTarget(dataDir: string): string {
+  const path = join(dataDir, CONFIG_FILE);
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
  * Calls `onEdit` once config.json has changed and been quiet for `debounceMs`. The data dir is
  * watched rather than the file, since an atomic write (the gateway's own, most editors') renames
- * a new file over it. Returns the function that stops watching.
+ * a new file over it; so is the folder of the file config.json links to, if it is a link.
+ * Returns the function that stops watching.
  */
 export function watchConfig(dataDir: string, onEdit: () => void, debounceMs = CONFIG_WATCH_DEBOUNCE_MS): () => void {
   let timer: NodeJS.Timeout | undefined;
-  let watcher: ReturnType<typeof watch>;
+  let linked: { dir: string; watcher: FSWatcher } | undefined;
+  // The data dir as the target's path spells it, to tell a link to a file elsewhere from none.
+  let home = dataDir;
+  try {
+    home = realpathSync(dataDir);
+  } catch {
+    // Not there yet: the watch below fails and says so.
+  }
+  const edited = () => {
+    clearTimeout(timer);
+    timer = setTimeout(onEdit, debounceMs);
+  };
+  // Where the link points now (it may be pointed elsewhere): that folder is watched for the target's name.
+  const followLink = () => {
+    const target = configTarget(dataDir);
+    const dir = dirname(target);
+    if (linked?.dir === dir) return;
+    linked?.watcher.close();
+    linked = undefined;
+    if (dir === home || !existsSync(dir)) return;
+    try {
+      const watcher = watch(dir, { persistent: false }, (_event, filename) => {
+        if (filename === null || filename === basename(configTarget(dataDir))) edited();
+      });
+      watcher.on('error', () => {});
+      linked = { dir, watcher };
+    } catch {
+      // An unwatchable target folder: edits there show after a restart, as before links were followed.
+    }
+  };
+  let watcher: FSWatcher;
   try {
     watcher = watch(dataDir, { persistent: false }, (_event, filename) => {
       if (filename !== null && filename !== CONFIG_FILE) return;
-      clearTimeout(timer);
-      timer = setTimeout(onEdit, debounceMs);
+      followLink();
+      edited();
     });
   } catch {
     return () => {};
   }
   watcher.on('error', () => {});
+  followLink();
   return () => {
     clearTimeout(timer);
     watcher.close();
+    linked?.watcher.close();
   };
 }

@@ -4,7 +4,7 @@
  * it, a setting read only at start is reported as needing a restart, and the console's own
  * writes change nothing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,5 +113,29 @@ describe('config.json edited while the gateway runs', () => {
     expect(gateway.host.mcp.pid('beta')).toBe(pid);
     expect(gateway.logs.slice(logged).filter((line) => typeof line.msg === 'string' && line.msg.startsWith('config.json'))).toEqual([]);
     expect(await gatewayDiagnostics()).toEqual([]);
+  }, 60_000);
+});
+
+describe('config.json as a link to a file kept elsewhere (a dotfiles repository)', () => {
+  it('applies an edit of the file it links to, and the console writes through the link, which stays a link', async () => {
+    const linkedDir = mkdtempSync(join(tmpdir(), 'capstan-config-link-'));
+    const dotfiles = join(linkedDir, 'dotfiles');
+    const data = join(linkedDir, 'data');
+    mkdirSync(dotfiles);
+    mkdirSync(data);
+    const real = join(dotfiles, 'capstan.json');
+    writeFileSync(real, JSON.stringify({ quotas: { tasks: 5 } }));
+    symlinkSync(real, join(data, 'config.json'));
+    const linked = await startTestGateway({ dataDir: data });
+    try {
+      writeFileSync(real, JSON.stringify({ quotas: { tasks: 7 } }));
+      await waitFor('the edit of the linked file', () => (linked.host.config.quotas.tasks === 7 ? true : undefined), 10_000);
+      expect((await send(linked, 'PUT', '/mcp-servers/linked', { entry: fixtureStdio() })).status).toBe(200);
+      expect(lstatSync(join(data, 'config.json')).isSymbolicLink()).toBe(true);
+      expect(JSON.parse(readFileSync(real, 'utf8'))).toMatchObject({ quotas: { tasks: 7 }, mcpServers: { linked: {} } });
+    } finally {
+      await linked.stop();
+      rmSync(linkedDir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
