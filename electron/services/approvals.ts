@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecisionInput, ApprovalStatus, ApprovalsView, ApprovalView, CallReview } from '../../shared/approvals';
 import { CapstanError } from '../../shared/errors';
-import { SYSTEM, type Principal } from '../../shared/principal';
+import { isAgent, SYSTEM, type Principal } from '../../shared/principal';
 import { sha256Hex } from '../catalog/digest';
 import type { Ledger } from '../runtime/ledger';
 import { assertWithinQuota, type AgentQuotas } from './quotas';
@@ -138,7 +138,10 @@ export class Approvals {
       const expiry = setTimeout(() => this.#endQuietly(id, 'expired', { reason: `no decision within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
       const ticker = onWaiting ? setInterval(tell, progressMs) : undefined;
       // Its task stopped running, or its caller cancelled or went away: nobody waits for it any more.
-      const withdraw = () => this.#endQuietly(id, 'withdrawn', { reason: typeof signal?.reason === 'string' ? signal.reason : TASK_STOPPED });
+      // A string reason is the caller's own (it cancelled, or went away): the withdrawal is recorded as
+      // the agent's. Otherwise its task stopped, in the name of whoever stopped it.
+      const withdraw = () =>
+        this.#endQuietly(id, 'withdrawn', typeof signal?.reason === 'string' && isAgent(view.principal) ? { reason: signal.reason, by: view.principal } : { reason: TASK_STOPPED });
       signal?.addEventListener('abort', withdraw, { once: true });
       this.#pending.set(id, {
         view,
@@ -197,7 +200,7 @@ export class Approvals {
   }
 
   /** Records the end, then applies it: a failed write leaves the approval pending. */
-  #end(id: string, status: Exclude<ApprovalStatus, 'pending'>, { note = null, reason = null }: { note?: string | null; reason?: string | null }): ApprovalView | undefined {
+  #end(id: string, status: Exclude<ApprovalStatus, 'pending'>, { note = null, reason = null, by }: { note?: string | null; reason?: string | null; by?: Principal }): ApprovalView | undefined {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     const now = this.#now();
@@ -217,7 +220,7 @@ export class Approvals {
         ...(reason ? { reason } : {}),
       },
       // Nobody decided an expiry: the gateway records it by itself.
-      ...(status === 'expired' ? { principal: SYSTEM } : {}),
+      ...(status === 'expired' ? { principal: SYSTEM } : by ? { principal: by } : {}),
     });
     this.#pending.delete(id);
     pending.stop();
@@ -229,7 +232,7 @@ export class Approvals {
   }
 
   /** For ends no request waits on (a timer, an abort): a failure to record still ends the wait, never throws into a timer. */
-  #endQuietly(id: string, status: 'expired' | 'withdrawn', facts: { reason: string }): void {
+  #endQuietly(id: string, status: 'expired' | 'withdrawn', facts: { reason: string; by?: Principal }): void {
     try {
       this.#end(id, status, facts);
     } catch (error) {

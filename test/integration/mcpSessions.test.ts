@@ -262,6 +262,8 @@ describe('approvals follow their caller', () => {
     expect(target.hits.filter((hit) => hit.url === '/approve-me')).toEqual([]);
     const decided = (await ledger(`requestId=${encodeURIComponent(withdrawn.requestId)}&kind=approval_decided`))[0];
     expect(decided?.details).toMatchObject({ decision: 'withdrawn', reason: expect.stringMatching(/^cancelled by the client/) });
+    // Withdrawn by the agent's own cancellation: recorded as the agent's act, not the gateway's.
+    expect(decided?.principal).toBe('agent:v1-agent');
   });
 
   it('an agent whose POST /tools/call goes away while it waits for approval takes the approval with it', async () => {
@@ -283,6 +285,8 @@ describe('approvals follow their caller', () => {
       return view.recent.find((approval) => approval.id === pending.id);
     });
     expect(ended).toMatchObject({ status: 'withdrawn', reason: 'the client went away before its answer' });
+    const decided = (await ledger(`requestId=${encodeURIComponent(pending.requestId)}&kind=approval_decided`))[0];
+    expect(decided?.principal).toBe('agent:other-agent');
     expect(target.hits.filter((hit) => hit.url === '/rest-approve-me')).toEqual([]);
   });
 });
