@@ -2,6 +2,10 @@
  * The composition root: one host per data dir, shared by the Electron main process and
  * `capstan serve`. It owns the store, the catalog, the tasks and the API handlers every
  * transport uses.
+ *
+ * About 420 lines, kept whole: it is the one place that says in what order the parts start, what
+ * a start that fails part-way undoes, and in what order they stop; split, that order would be
+ * read across files.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

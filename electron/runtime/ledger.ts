@@ -20,6 +20,10 @@
  * Entries written before entries carried a MAC have none (NULL); ledger.head records the first
  * seq that must carry one (`macFrom`), under its own MAC, and verify() says how many came before
  * it, verified by the chain alone.
+ *
+ * About 440 lines, kept whole: appending, the rewind after a batch the database rolled back, and
+ * verification all read and move the same head (seq, hash, MAC key, seal); what does not touch
+ * it is in ledgerChain.ts (hashes and MACs) and ledgerFiles.ts (the key and checkpoint files).
  */
 import { createHmac } from 'node:crypto';
 import { dirname, join } from 'node:path';
