@@ -206,7 +206,7 @@ function configTarget(dataDir: string): string {
  */
 export function watchConfig(dataDir: string, onEdit: () => void, debounceMs = CONFIG_WATCH_DEBOUNCE_MS): () => void {
   let timer: NodeJS.Timeout | undefined;
-  let linked: { dir: string; watcher: FSWatcher } | undefined;
+  let linked: { target: string; watcher: FSWatcher } | undefined;
   // The data dir as the target's path spells it, to tell a link to a file elsewhere from none.
   let home = dataDir;
   try {
@@ -221,17 +221,18 @@ export function watchConfig(dataDir: string, onEdit: () => void, debounceMs = CO
   // Where the link points now (it may be pointed elsewhere): that folder is watched for the target's name.
   const followLink = () => {
     const target = configTarget(dataDir);
-    const dir = dirname(target);
-    if (linked?.dir === dir) return;
+    if (linked?.target === target) return;
     linked?.watcher.close();
     linked = undefined;
-    if (dir === home || !existsSync(dir)) return;
+    const dir = dirname(target);
+    if (dir === home) return;
+    const name = basename(target);
     try {
       const watcher = watch(dir, { persistent: false }, (_event, filename) => {
-        if (filename === null || filename === basename(configTarget(dataDir))) edited();
+        if (filename === null || filename === name) edited();
       });
       watcher.on('error', () => {});
-      linked = { dir, watcher };
+      linked = { target, watcher };
     } catch {
       // An unwatchable target folder: edits there show after a restart, as before links were followed.
     }

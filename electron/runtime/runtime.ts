@@ -9,7 +9,7 @@
  * memory after. Every capability call, whatever its entry, is `runCall` (callPath.ts); what a
  * restart leaves unfinished is closed by `recover` (recovery.ts).
  *
- * Kept whole at about 450 lines: the task actions share the moves (submit, advance, run, cancel,
+ * Kept whole at about 460 lines: the task actions share the moves (submit, advance, run, cancel,
  * barrier) that keep one task active per session, and read best beside them; what could stand
  * apart already does (journal, call path, recovery).
  */

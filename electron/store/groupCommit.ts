@@ -213,10 +213,7 @@ export class GroupCommit {
   #commitOpen(): boolean {
     const batch = this.#open;
     if (!batch) return true;
-    this.#open = undefined;
-    clearImmediate(this.#commitTimer);
-    this.#commitTimer = undefined;
-    clearTimeout(this.#unawaitedTimer);
+    this.#detachOpen();
     // A database closed without flush() rolled the batch back; there is nothing to commit or sync.
     if (!this.db.isOpen) return true;
     try {
@@ -232,14 +229,17 @@ export class GroupCommit {
     return true;
   }
 
+  /** The open batch is no longer open (committed, or lost): its timers go with it. */
+  #detachOpen(): void {
+    this.#open = undefined;
+    clearImmediate(this.#commitTimer);
+    this.#commitTimer = undefined;
+    clearTimeout(this.#unawaitedTimer);
+  }
+
   #lost(batch: Batch | undefined, cause: unknown): void {
     if (!batch) return;
-    if (this.#open === batch) {
-      this.#open = undefined;
-      clearImmediate(this.#commitTimer);
-      this.#commitTimer = undefined;
-      clearTimeout(this.#unawaitedTimer);
-    }
+    if (this.#open === batch) this.#detachOpen();
     const error = new Error(`the database rolled back writes not yet committed: ${(cause as Error).message}`, { cause });
     this.#failure = { error, after: batch.number };
     batch.reject(error);
