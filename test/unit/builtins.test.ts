@@ -100,6 +100,17 @@ describe('time_now', () => {
     expect(timeNow('Pacific/Kiritimati', at)).toMatchObject({ utcOffset: '+14:00', local: '2026-07-02 02:00:00' });
   });
 
+  it('reads the wall clock of each second, however the calls come (a second formatted once serves the rest of it)', () => {
+    const local = (iso: string) => timeNow('Europe/Paris', new Date(iso)).local;
+    expect(local('2026-10-25T00:59:59.001Z')).toBe('2026-10-25 02:59:59');
+    expect(local('2026-10-25T00:59:59.999Z')).toBe('2026-10-25 02:59:59');
+    // Across the end of summer time, back to an earlier second, and forward again.
+    expect(timeNow('Europe/Paris', new Date('2026-10-25T01:00:00.000Z'))).toMatchObject({ local: '2026-10-25 02:00:00', utcOffset: '+01:00' });
+    expect(local('2026-10-25T00:59:59.500Z')).toBe('2026-10-25 02:59:59');
+    expect(local('1969-12-31T23:59:59.500Z')).toBe('1970-01-01 00:59:59');
+    expect(local('1970-01-01T00:00:00.000Z')).toBe('1970-01-01 01:00:00');
+  });
+
   it('defaults to the host zone and refuses an unknown zone naming the field', async () => {
     expect((await run('time_now')).timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect(() => timeNow('Mars/Olympus_Mons')).toThrow(ToolArgumentError);

@@ -89,5 +89,12 @@ describe('ProtocolLog', () => {
     for (let index = 0; index < PROTOCOL_LOG_MESSAGES; index += 1) await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(log.view()).toMatchObject({ dropped: 4 });
     expect(log.view().messages).toHaveLength(PROTOCOL_LOG_MESSAGES);
+    // Well past twice the window: still the newest PROTOCOL_LOG_MESSAGES, in order, the rest counted.
+    for (let n = 1; n <= PROTOCOL_LOG_MESSAGES + 10; n += 1) await client.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: n } });
+    const { messages, dropped } = log.view();
+    expect(dropped).toBe(4 + PROTOCOL_LOG_MESSAGES + 10);
+    expect(messages).toHaveLength(PROTOCOL_LOG_MESSAGES);
+    expect(messages.map((message) => JSON.parse(message.json).params.progress)).toEqual(Array.from({ length: PROTOCOL_LOG_MESSAGES }, (_, i) => i + 11));
+    expect(log.view({ limit: 3 }).messages.map((message) => message.seq)).toEqual([messages.at(-3)!.seq, messages.at(-2)!.seq, messages.at(-1)!.seq]);
   });
 });

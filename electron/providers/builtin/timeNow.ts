@@ -14,6 +14,9 @@ export interface TimeNowResult {
 interface ZoneFormatter {
   format: Intl.DateTimeFormat;
   timeZone: string;
+  /** The last second formatted (epoch seconds) and its text: the wall clock reads the same all that second. */
+  second?: number;
+  local?: string;
 }
 const formatters = new Map<string | undefined, ZoneFormatter>();
 const MAX_CACHED_ZONES = 1000;
@@ -46,7 +49,13 @@ export function timeNow(timezone: string | undefined, now = new Date()): TimeNow
   } catch {
     throw new ToolArgumentError('timezone', `unknown IANA time zone "${timezone}"`);
   }
-  const local = formatter.format.format(now);
+  // Formatting is most of a call's cost (ICU), and under load many calls fall in the same second.
+  const second = Math.floor(now.getTime() / 1000);
+  if (formatter.second !== second) {
+    formatter.local = formatter.format.format(now);
+    formatter.second = second;
+  }
+  const local = formatter.local!;
   return {
     iso: now.toISOString(),
     epochMs: now.getTime(),
