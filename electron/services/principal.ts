@@ -3,7 +3,7 @@
  * `audience` (shared/api.ts) says whether agents may run it. Agents also stay in sessions of their
  * own. IPC is always the operator; so is whoever holds the gateway's own token.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { operations, type OperationName } from '../../shared/api';
 import { CapstanError } from '../../shared/errors';
 import { agentNameOf, agentPrincipal, isAgent, OPERATOR, type Principal } from '../../shared/principal';
@@ -20,7 +20,7 @@ export type Authenticate = (authorization: string | undefined) => Principal | un
  * safe and why it is never cached). Without `agents`, only the operator's token is accepted.
  */
 export function bearerAuthenticator(operatorToken: string, agents?: AgentTokens): Authenticate {
-  const sha256 = (value: string) => createHash('sha256').update(value).digest();
+  const sha256 = (value: string) => hash('sha256', value, 'buffer');
   const operatorDigest = sha256(operatorToken);
   return (authorization) => {
     const presented = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];

@@ -12,7 +12,7 @@
  * The table is read on every request, never cached, so a token created or revoked by
  * `capstan token` in another process, against the same file, counts on the next request.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { AgentView, CreatedAgent } from '../../shared/agents';
 import { CapstanError } from '../../shared/errors';
 import { agentPrincipal } from '../../shared/principal';
@@ -31,7 +31,7 @@ interface Row {
 }
 
 const view = (row: Row): AgentView => ({ name: row.name, principal: agentPrincipal(row.name), createdAt: row.created_at, lastUsedAt: row.last_used_at });
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+const digest = (token: string) => hash('sha256', token);
 
 export class AgentTokens {
   readonly #find;

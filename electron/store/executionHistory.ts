@@ -78,6 +78,7 @@ export class ExecutionHistory {
   #flushing: NodeJS.Immediate | undefined;
   readonly #path: string;
   readonly #now: () => number;
+  #cutoff: { at: number; days: number; oldest: string } | undefined;
 
   constructor(private readonly options: ExecutionHistoryOptions) {
     this.#path = join(options.dataDir, HISTORY_FILE);
@@ -239,7 +240,7 @@ export class ExecutionHistory {
 
   /** Drops what the settings no longer allow: too old, too many, too large together. Running runs stay. */
   #trim(): void {
-    const oldest = new Date(this.#now() - this.#settings.maxAgeDays * DAY_MS).toISOString();
+    const oldest = this.#oldestKept();
     // The usual case, on every call: nothing to drop, known without walking the runs.
     const first = this.#entries.values().next().value;
     if (this.#entries.size <= this.#settings.maxEntries && this.#bytes <= MAX_HISTORY_BYTES && (!first || first.record.startedAt >= oldest)) return;
@@ -258,6 +259,16 @@ export class ExecutionHistory {
       dropped.push(id);
     }
     for (const id of dropped) this.#persist(id, null);
+  }
+
+  /** The start time (ISO) before which a run is too old to keep; worked out again at most once a second, not on every call. */
+  #oldestKept(): string {
+    const now = this.#now();
+    const cutoff = this.#cutoff;
+    if (cutoff && cutoff.days === this.#settings.maxAgeDays && now >= cutoff.at && now - cutoff.at < 1000) return cutoff.oldest;
+    const oldest = new Date(now - this.#settings.maxAgeDays * DAY_MS).toISOString();
+    this.#cutoff = { at: now, days: this.#settings.maxAgeDays, oldest };
+    return oldest;
   }
 
   /** Queues a row's write (or, with null, its deletion) for the end of this event-loop turn: one transaction for a burst of calls. */

@@ -11,7 +11,9 @@ const WILDCARDS = new Set(['0.0.0.0', '::']);
  */
 export function hostMatcher(boundHost: string, port: number): (hostHeader: string | undefined) => boolean {
   const loopback = isLoopbackHost(boundHost);
-  return (hostHeader) => {
+  // Every request names one of a few hosts: each answer is kept, the URL parser run once per name.
+  const answers = new Map<string, boolean>();
+  const matches = (hostHeader: string | undefined): boolean => {
     // A name and a port, nothing more: the URL parser would take user info, a path or a query as parts of it, and let them pass.
     if (!hostHeader || /[@/\\?#]/.test(hostHeader)) return false;
     let parsed: URL;
@@ -26,7 +28,19 @@ export function hostMatcher(boundHost: string, port: number): (hostHeader: strin
     if (loopback && LOOPBACK_NAMES.has(name)) return true;
     return WILDCARDS.has(boundHost) && isIP(name) !== 0;
   };
+  return (hostHeader) => {
+    if (hostHeader === undefined) return false;
+    let answer = answers.get(hostHeader);
+    if (answer === undefined) {
+      answer = matches(hostHeader);
+      // Bounded: whoever sends many made-up (or long) names gets them parsed each time, and holds no memory.
+      if (answers.size < MAX_HOSTS_KEPT && hostHeader.length <= 255) answers.set(hostHeader, answer);
+    }
+    return answer;
+  };
 }
+
+const MAX_HOSTS_KEPT = 64;
 
 /** Whether binding to `host` keeps the gateway on this machine: a loopback name or address. */
 export const isLoopbackHost = (host: string): boolean => LOOPBACK_NAMES.has(host.toLowerCase()) || host.startsWith('127.');
