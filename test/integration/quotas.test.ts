@@ -12,7 +12,7 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   gw = await startTestGateway({ config: { quotas: { tasks: 3, mcpSessions: 2, pendingApprovals: 2 }, httpCheck: { allow: ['127.0.0.1/32'] } } });
-  for (const name of ['busy', 'calm', 'asker', 'patient']) tokens[name] = gw.host.agents.create(name).token;
+  for (const name of ['busy', 'calm', 'asker', 'patient', 'clumsy']) tokens[name] = gw.host.agents.create(name).token;
 });
 afterAll(() => gw.stop());
 
@@ -71,6 +71,34 @@ describe('quotas.mcpSessions', () => {
     const ended = await fetch(new URL('/mcp', gw.url), { method: 'DELETE', headers: { authorization: `Bearer ${tokens.calm}`, 'mcp-session-id': first.headers.get('mcp-session-id')! } });
     expect(ended.status).toBe(200);
     expect((await initialize('calm')).status).toBe(200);
+  });
+
+  it('holds no place for an initialize that is refused or malformed, nor for one sent as DELETE: no session id goes with its answer', async () => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'quota-test', version: '1' } } };
+    const accept = 'application/json, text/event-stream';
+    const attempts = [
+      // Not Acceptable: the client does not take event streams.
+      () => as('clumsy', '/mcp', body, { accept: 'application/json' }),
+      // No params at all, or a clientInfo without its version.
+      () => as('clumsy', '/mcp', { jsonrpc: '2.0', id: 1, method: 'initialize' }, { accept }),
+      () => as('clumsy', '/mcp', { ...body, params: { ...body.params, clientInfo: { name: 'x' } } }, { accept }),
+      // A 2026-era request has no sessions.
+      () => as('clumsy', '/mcp', body, { accept, 'mcp-protocol-version': '2026-07-28' }),
+      () => fetch(new URL('/mcp', gw.url), { method: 'DELETE', headers: { authorization: `Bearer ${tokens.clumsy}`, 'content-type': 'application/json', accept }, body: JSON.stringify(body) }),
+    ];
+    for (let round = 0; round < 3; round += 1) {
+      for (const [index, attempt] of attempts.entries()) {
+        const answer = await attempt();
+        await answer.arrayBuffer();
+        expect(answer.headers.get('mcp-session-id'), `attempt ${index}`).toBeNull();
+      }
+    }
+    // Fifteen refused attempts later, the agent's two places are still free.
+    for (let index = 0; index < 2; index += 1) {
+      const opened = await initialize('clumsy');
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('mcp-session-id')).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
+    }
   });
 });
 

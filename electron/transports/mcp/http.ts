@@ -22,7 +22,7 @@
  * (with or without Last-Event-ID) is 405, and `Allow` says what `/mcp` does take.
  */
 import { randomUUID } from 'node:crypto';
-import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isInitializeRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_REQUEST_ID } from '../../../shared/api';
 import { clip } from '../../../shared/clip';
@@ -70,7 +70,13 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
     legacy: 'stateless',
   });
   const servers = new McpServerPool((dynamic) => createCapstanServer(dynamic, parts));
-  const sessions = new McpSessions({ idleMs: sessionIdleMs, onEnd: (session, how) => finishTask(session, how) });
+  const sessions = new McpSessions({
+    idleMs: sessionIdleMs,
+    onEnd: (session, how) => {
+      parts.loaded.close(capstanSessionOf(session));
+      return finishTask(session, how);
+    },
+  });
 
   return {
     async handle(request, reply, principal) {
@@ -80,15 +86,14 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       }
       const body = request.body;
       let session: McpSession | undefined;
-      if (isRequest(body, 'initialize')) {
+      const initializing = request.method === 'POST' && isRequest(body, 'initialize');
+      if (initializing) {
         try {
           assertWithinQuota(quotas, principal, 'mcpSessions', sessions.count(principal));
         } catch (error) {
           const refused = errorEnvelope(error as CapstanError, { requestId: request.requestId, log: request.log });
           return reply.code(409).send({ jsonrpc: '2.0', id: idOf(body), error: { code: -32000, message: refused.error.message, data: refused.error } });
         }
-        session = sessions.issue(principal);
-        reply.header('mcp-session-id', session.id);
       } else if (presented !== undefined) {
         session = sessions.find(presented, principal);
         // Ended, expired, never issued, or issued to another principal: all alike, as MCP says.
@@ -101,6 +106,13 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       // A 2025-era POST is read and checked whole before any of it, a cancellation included, has effect.
       const legacy = request.method === 'POST' && isLegacyPost(request) ? readLegacyPost(request) : undefined;
       if (legacy && 'refused' in legacy) return refuseLegacyPost(reply, legacy.refused);
+      // A session only for an initialize the server will answer with one: a refused or malformed
+      // one (or a 2026-era request, which has no sessions) must not hold a place in the quota.
+      if (initializing && legacy && isInitializeRequest(body)) {
+        session = sessions.issue(principal);
+        parts.loaded.open(capstanSessionOf(session));
+        reply.header('mcp-session-id', session.id);
+      }
       for (const { requestId: cancelled, reason } of cancellationsIn(legacy?.messages ?? [body])) {
         sessions.cancel(session, principal, cancelled, typeof reason === 'string' && reason !== '' ? `cancelled by the client: ${clip(reason, 200)}` : 'cancelled by the client');
       }
@@ -124,7 +136,7 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
       });
       const caller: McpCaller = {
         principal,
-        sessionId: sessionFor(principal, session ? `mcp-${session.id}` : 'mcp'),
+        sessionId: session ? capstanSessionOf(session) : sessionFor(principal, 'mcp'),
         keepsSession: session !== undefined,
         requestId: request.requestId,
         requestIdIssued: request.requestIdIssued,
@@ -159,12 +171,15 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
     const finished = await dispatch(
       handlers,
       'taskAction',
-      { action: 'finish', sessionId: sessionFor(session.principal, `mcp-${session.id}`), message, outcome: 'succeeded' },
+      { action: 'finish', sessionId: capstanSessionOf(session), message, outcome: 'succeeded' },
       { requestId, log: log.child({ requestId }), principal: how === 'deleted' ? session.principal : SYSTEM },
     );
     if (!finished.ok && !finished.envelope.error.code.startsWith('TASK_')) log.warn({ code: finished.envelope.error.code, session: session.id }, 'could not finish an ended MCP session\'s task');
   }
 }
+
+/** The Capstan session an MCP session's operations run in (its tasks, its loaded tools). */
+const capstanSessionOf = (session: McpSession): string => sessionFor(session.principal, `mcp-${session.id}`);
 
 /**
  * The SDK's answer with what Capstan adds: a priming event opening each SSE stream for clients

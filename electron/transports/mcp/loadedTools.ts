@@ -8,12 +8,13 @@
  * session's operations report another task, what the old one loaded leaves the list. A call
  * that finds a tool no longer loaded or stale drops it too. The runtime stays the judge either
  * way: a listed tool is called by its reference, which the call path verifies.
+ *
+ * Kept for the sessions the gateway has open, and for as long as each is (`open` as it is issued,
+ * `close` as it ends): each agent's sessions are bounded by its quota, so no agent's churn can
+ * push another's loaded tools out, and an ended session leaves nothing behind.
  */
 import type { CapabilityReference, ToolContract } from '../../../shared/capability';
 import { CAPSTAN_TOOLS, toolAnnotations, type McpTool } from '../../../shared/mcpTools';
-
-/** Sessions remembered at once; the least recently used is forgotten first (its client re-loads). */
-const MAX_SESSIONS = 500;
 
 interface Loaded {
   reference: CapabilityReference;
@@ -21,25 +22,40 @@ interface Loaded {
 }
 
 interface SessionTools {
-  taskId: string;
+  /** The task its operations run in, once one has reported it. */
+  taskId: string | undefined;
   byName: Map<string, Loaded>;
 }
 
 export class LoadedTools {
   readonly #sessions = new Map<string, SessionTools>();
 
+  /** A session the gateway just issued: it may list tools from now on. */
+  open(sessionId: string): void {
+    if (!this.#sessions.has(sessionId)) this.#sessions.set(sessionId, { taskId: undefined, byName: new Map() });
+  }
+
+  /** The session ended: its list goes with it. */
+  close(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+  }
+
   list(sessionId: string): McpTool[] {
-    return [...(this.#touch(sessionId)?.byName.values() ?? [])].map((loaded) => loaded.descriptor);
+    return [...(this.#sessions.get(sessionId)?.byName.values() ?? [])].map((loaded) => loaded.descriptor);
   }
 
   reference(sessionId: string, name: string): CapabilityReference | undefined {
-    return this.#touch(sessionId)?.byName.get(name)?.reference;
+    return this.#sessions.get(sessionId)?.byName.get(name)?.reference;
   }
 
-  /** Lists a tool the session's task just loaded; false when it was listed already under the same reference. */
+  /**
+   * Lists a tool the session's task just loaded; false when it was listed already under the same
+   * reference, or when the session is not open (it ended while the tool was being loaded).
+   */
   add(sessionId: string, taskId: string, contract: ToolContract, reference: CapabilityReference): boolean {
     this.observe(sessionId, taskId);
-    const session = this.#touch(sessionId) ?? this.#create(sessionId, taskId);
+    const session = this.#sessions.get(sessionId);
+    if (!session) return false;
     const existing = [...session.byName].find(([, loaded]) => loaded.reference.id === contract.id);
     if (existing && sameReference(existing[1].reference, reference)) return false;
     const name = existing?.[0] ?? freeName(contract, session.byName);
@@ -60,22 +76,6 @@ export class LoadedTools {
     session.taskId = taskId;
     session.byName.clear();
     return changed;
-  }
-
-  #touch(sessionId: string): SessionTools | undefined {
-    const session = this.#sessions.get(sessionId);
-    if (session) {
-      this.#sessions.delete(sessionId);
-      this.#sessions.set(sessionId, session);
-    }
-    return session;
-  }
-
-  #create(sessionId: string, taskId: string): SessionTools {
-    if (this.#sessions.size >= MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
-    const session = { taskId, byName: new Map<string, Loaded>() };
-    this.#sessions.set(sessionId, session);
-    return session;
   }
 }
 
