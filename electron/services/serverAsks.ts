@@ -21,6 +21,13 @@ import type { Ledger } from '../runtime/ledger';
 
 /** Each pending ask is an open request and a row on the operator's screen: a flood is refused, not queued. */
 export const MAX_PENDING_ASKS = 200;
+/** One server's share of them, so that a server asking without end leaves room for the others. */
+export const MAX_PENDING_ASKS_PER_SERVER = 20;
+/**
+ * The most an ask may say (its message, form, URL or conversation, as JSON): what a person can
+ * read before answering, and what every view of the pending asks carries. A bigger one is refused.
+ */
+export const MAX_ASK_BYTES = 256 * 1024;
 export const RECENT_ASKS = 50;
 
 export interface ServerAsksOptions {
@@ -54,6 +61,10 @@ export class ServerAsks {
   ask(request: AskRequest, signal: AbortSignal): Promise<AskAnswer> {
     if (signal.aborted) return Promise.reject(new Error(`withdrawn before it was asked (${String(signal.reason)})`));
     if (this.#pending.size >= MAX_PENDING_ASKS) return Promise.reject(new Error(`${MAX_PENDING_ASKS} questions already wait for the operator`));
+    const fromServer = [...this.#pending.values()].filter((pending) => pending.view.server === request.server).length;
+    if (fromServer >= MAX_PENDING_ASKS_PER_SERVER) return Promise.reject(new Error(`${MAX_PENDING_ASKS_PER_SERVER} questions from this server already wait for the operator`));
+    const bytes = jsonBytes([request.message, request.requestedSchema, request.url, request.sampling]);
+    if (bytes > MAX_ASK_BYTES) return Promise.reject(new Error(`the question takes ${bytes} bytes of JSON, over the ${MAX_ASK_BYTES} a question may take`));
     const timeoutMs = this.options.timeoutMs();
     const id = `ask-${randomUUID()}`;
     const requestedAtMs = this.#now();
@@ -201,5 +212,14 @@ export class ServerAsks {
       pending?.stop();
       pending?.fail(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+}
+
+/** Bytes of JSON; one that cannot be written out (nested past the stack) counts as too big. */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value));
+  } catch {
+    return Number.POSITIVE_INFINITY;
   }
 }

@@ -79,7 +79,8 @@ async function main(): Promise<void> {
   try {
     const tools = await withSignIn(oauth, () => connection.listTools(settings.timeoutMs));
     for (const { name, arguments: args } of callsFor(scenario, context, tools)) {
-      await withSignIn(oauth, () => call(settings, connection, name, args));
+      // A scenario may name a tool the server does not list: it is called as a bare one.
+      await withSignIn(oauth, () => call(settings, connection, tools.find((tool) => tool.name === name) ?? { name, inputSchema: { type: 'object' } }, args));
     }
   } finally {
     await connection.close();
@@ -154,13 +155,13 @@ function callsFor(scenario: string, context: Context, tools: Tool[]): ToolCall[]
  * sign-in goes up, to withSignIn. (One case: a 2026-07-28 result without `resultType`, which the
  * SDK refuses although the revision says to take it as complete.)
  */
-async function call(settings: McpSettings, connection: McpConnection, tool: string, args: Record<string, unknown>) {
+async function call(settings: McpSettings, connection: McpConnection, tool: Tool, args: Record<string, unknown>) {
   const parts = { settings, connection, graceMs: 2_000, progressFor: () => () => {}, onUnreachable: () => {} };
   try {
     await callMcpTool(parts, tool, args, { signal: new AbortController().signal, requestId: `conformance-${randomUUID()}`, mutating: false });
   } catch (error) {
     if (wantsSignIn(error)) throw error;
-    console.error(`the call to ${tool} failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`the call to ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -19,8 +19,13 @@
  *   status is its progress, and a cancellation the server acknowledges ends it cancelled.
  * - Results keep MCP's content blocks and `structuredContent`; `isError` is TOOL_ERROR with the
  *   server's answer; a result over `maxResultBytes` is RESULT_TOO_LARGE.
+ * - A result is checked against the tool as the catalog holds it (`tool`, from the listing the
+ *   operator sees), never against the SDK's own copy of the last listing, which a server can empty
+ *   (a `notifications/tools/list_changed` evicts it) or fill with the later of two tools of one
+ *   name: its `structuredContent` against that tool's `outputSchema`, and a task's result, which
+ *   the SDK does not check, as a tools/call result first.
  */
-import { TRACEPARENT_META_KEY, type CallToolResult } from '@modelcontextprotocol/client';
+import { isCallToolResult, TRACEPARENT_META_KEY, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { CapstanError } from '../../../shared/errors';
 import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
 import { isConnectionLost, isTimeout, type McpConnection } from './connection';
@@ -52,9 +57,9 @@ export interface CallParts {
 /** Network errors that mean the request never reached the server: nothing ran. */
 const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-export async function callMcpTool(parts: CallParts, tool: string, args: Record<string, unknown>, { signal, requestId, mutating = true }: ToolRunContext): Promise<unknown> {
+export async function callMcpTool(parts: CallParts, tool: Tool, args: Record<string, unknown>, { signal, requestId, mutating = true }: ToolRunContext): Promise<unknown> {
   const { settings, connection } = parts;
-  const capability = `${settings.name}:${tool}`;
+  const capability = `${settings.name}:${tool.name}`;
   const started = Date.now();
   const report = parts.progressFor(requestId, capability);
   let lastHeard = started;
@@ -66,9 +71,9 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
     const meta = { requestId, [TRACEPARENT_META_KEY]: outgoingTraceparent(requestId) };
     if (connection.runsAsTask(tool)) {
       // An MCP task: its status is the running call's progress message (mcpTasks.ts).
-      result = (await runToolAsTask({
+      const payload = await runToolAsTask({
         client: connection.client,
-        tool,
+        tool: tool.name,
         args,
         meta,
         signal,
@@ -84,11 +89,14 @@ export async function callMcpTool(parts: CallParts, tool: string, args: Record<s
             deadlineAt: new Date(started + settings.toolTimeoutMs).toISOString(),
           });
         },
-      })) as CallToolResult;
+      });
+      result = checkedTaskResult(payload, tool, connection, capability);
     } else {
       result = await connection.client.callTool(
-        { name: tool, arguments: args, _meta: meta },
+        { name: tool.name, arguments: args, _meta: meta },
         {
+          // The catalog's tool, for its outputSchema (see above) and its declared request headers.
+          toolDefinition: tool,
           signal,
           timeout: settings.timeoutMs,
           resetTimeoutOnProgress: true,
@@ -145,6 +153,27 @@ async function stopped(error: unknown, { connection, settings, graceMs, onUnreac
   }
   if (cancelled) return error; // the runtime reports it as cancelled
   return new CapstanError('TOOL_FAILED', `${capability} had no answer or progress within ${settings.timeoutMs} ms (or ran past ${settings.toolTimeoutMs} ms in all); the server was told to stop`);
+}
+
+/**
+ * A task's result, as the SDK checks a tools/call result (which it does not do for `tasks/result`):
+ * a tools/call result, whose `structuredContent` matches the tool's `outputSchema`, if it has one,
+ * unless it reports an error.
+ */
+function checkedTaskResult(payload: unknown, tool: Tool, connection: McpConnection, capability: string): CallToolResult {
+  const result = { ...(payload as object), content: (payload as { content?: unknown }).content ?? [] };
+  if (!isCallToolResult(result)) throw new CapstanError('TOOL_FAILED', `${capability}: the server's task result is not a tools/call result`);
+  if (!tool.outputSchema || result.isError) return result;
+  if (result.structuredContent === undefined) throw new CapstanError('TOOL_FAILED', `${capability} has an output schema but its task result has no structured content`);
+  let check: ReturnType<McpConnection['outputSchemas']['getValidator']>;
+  try {
+    check = connection.outputSchemas.getValidator(tool.outputSchema);
+  } catch (error) {
+    throw new CapstanError('TOOL_FAILED', `${capability} has an invalid outputSchema: ${(error as Error).message}`);
+  }
+  const checked = check(result.structuredContent);
+  if (!checked.valid) throw new CapstanError('TOOL_FAILED', `${capability}: structured content does not match the tool's output schema: ${checked.errorMessage}`);
+  return result;
 }
 
 /** The call's JSON result: MCP's content blocks, and structuredContent when the server sent it. */

@@ -40,8 +40,6 @@ export interface ConnectionEvents {
 
 export class McpConnection {
   #closing = false;
-  /** The tools that run as MCP tasks, always or if asked, as the last listing said (mcpTasks.ts). */
-  #taskSupport = new Map<string, 'required' | 'optional'>();
 
   private constructor(
     readonly client: Client,
@@ -83,10 +81,11 @@ export class McpConnection {
   /**
    * Whether a call to this tool runs as an MCP task: always when the tool requires it; when it
    * only allows it, if the server declares task-augmented tools/call (then the call's status shows
-   * and its cancellation is acknowledged).
+   * and its cancellation is acknowledged). As the catalog's tool says, not the latest listing's
+   * tool of that name (a server may list two).
    */
-  runsAsTask(tool: string): boolean {
-    const support = this.#taskSupport.get(tool);
+  runsAsTask(tool: Tool): boolean {
+    const support = tool.execution?.taskSupport;
     const declared = (this.client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks?.requests?.tools?.call !== undefined;
     return support === 'required' || (support === 'optional' && declared);
   }
@@ -110,7 +109,6 @@ export class McpConnection {
   /** Every tool, across every page the server hands out. */
   async listTools(timeoutMs: number): Promise<Tool[]> {
     const { tools } = await this.client.listTools(undefined, { cacheMode: 'refresh', timeout: timeoutMs });
-    this.#taskSupport = new Map(tools.flatMap((tool) => (tool.execution?.taskSupport === 'required' || tool.execution?.taskSupport === 'optional' ? [[tool.name, tool.execution.taskSupport] as const] : [])));
     return tools;
   }
 

@@ -31,6 +31,7 @@ export class OutputSchemaValidator implements jsonSchemaValidator {
   #compilers = new ExternalSchemaCompilers();
   /** By the schema's canonical JSON: what the SDK asks for is a copy of what the provider listed. */
   #compiled = new Map<string, Compiled>();
+  #bySchema = new WeakMap<object, Compiled>();
 
   /**
    * Compiles the outputSchemas of a listing (those compiled for an earlier listing are kept) and
@@ -62,7 +63,10 @@ export class OutputSchemaValidator implements jsonSchemaValidator {
    * no other tool's are affected.
    */
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-    const compiled = this.#compile(schema as Record<string, unknown>);
+    // Asked on every call, with the very schema object the catalog's tool holds (calls.ts): found
+    // by that object first, rather than by its canonical JSON, made afresh each time.
+    let compiled = this.#bySchema.get(schema);
+    if (!compiled) this.#bySchema.set(schema, (compiled = this.#compile(schema as Record<string, unknown>)));
     if ('problem' in compiled) throw new Error(compiled.problem);
     const { validate } = compiled;
     return (input: unknown) => {

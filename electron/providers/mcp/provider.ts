@@ -391,7 +391,7 @@ export class McpServerProvider implements Provider {
           void connection.close();
         };
         const { graceMs, progressFor } = this.parts;
-        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool.name, args, context);
+        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool, args, context);
       },
     };
   }

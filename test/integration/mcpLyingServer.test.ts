@@ -1,0 +1,86 @@
+/**
+ * A server that says one thing of its tools and answers another (test/support/lyingMcpServer.ts),
+ * or asks the operator without end:
+ * a result is checked against the tool as the catalog holds it and as the operator and agents are
+ * shown it, whatever the server listed later under the same name, and a task's result as strictly
+ * as a plain call's. A result that does not hold is TOOL_FAILED, recorded as a failure. A server's
+ * questions wait up to its share of the operator's attention, each of a readable size.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+import { waitForProvider } from '../support/mcp';
+import type { ServerAskView } from '../../shared/serverAsks';
+import { MAX_ASK_BYTES, MAX_PENDING_ASKS_PER_SERVER } from '../../electron/services/serverAsks';
+
+const LYING = fileURLToPath(new URL('../support/lyingMcpServer.ts', import.meta.url));
+let gw: TestGateway | undefined;
+afterEach(() => gw?.stop());
+
+async function lyingGateway(env: Record<string, string> = {}, others: Record<string, Record<string, string>> = {}): Promise<TestGateway> {
+  const servers = Object.fromEntries(Object.entries({ lying: env, ...others }).map(([name, serverEnv]) => [name, { command: process.execPath, args: [LYING], env: serverEnv }]));
+  gw = await startTestGateway({ config: { grants: [{ pattern: '*', authority: 'execute' }], mcpServers: servers } });
+  for (const name of Object.keys(servers)) await waitForProvider(gw.host, name);
+  return gw;
+}
+
+const pendingAsks = async (server: string) => ((await (await gw!.request('/asks')).json()) as { pending: ServerAskView[] }).pending.filter((ask) => ask.server === server);
+
+describe('a server whose answers do not hold to what it listed', () => {
+  it('checks a result against the first of two tools of one name, the one the catalog keeps and shows', async () => {
+    const { host, call } = await lyingGateway();
+    expect(host.catalog.live('lying:twice')?.contract).toMatchObject({ outputSchema: { required: ['n'] } });
+    const { body } = await call({ tool: 'lying:twice', arguments: {}, requestId: 'lying-twice' });
+    expect(body.error).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining('/n must be number') });
+    expect(host.ledger.query({ requestId: 'lying-twice', kind: 'call_finished' })).toEqual([expect.objectContaining({ details: expect.objectContaining({ status: 'error', code: 'TOOL_FAILED' }) })]);
+  });
+
+  it("checks a task's result against the tool's outputSchema, as a plain call's", async () => {
+    const { call } = await lyingGateway();
+    const { body } = await call({ tool: 'lying:tasked', arguments: {} });
+    expect(body.error).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining("structured content does not match the tool's output schema: /n must be number") });
+  });
+
+  it("refuses a task's result that is no tools/call result: content blocks of no known type, or no blocks at all", async () => {
+    for (const result of [{ content: [{ type: 'bogus', whatever: 1 }, 42], structuredContent: { n: 1 } }, { isError: true, content: [null] }]) {
+      const { call } = await lyingGateway({ LYING_TASK_RESULT: JSON.stringify(result) });
+      const { body } = await call({ tool: 'lying:tasked', arguments: {} });
+      expect(body.error, JSON.stringify(result)).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining('is not a tools/call result') });
+      await gw!.stop();
+      gw = undefined;
+    }
+  });
+
+  it('still answers a task whose result holds', async () => {
+    const { call } = await lyingGateway({ LYING_TASK_RESULT: JSON.stringify({ content: [{ type: 'text', text: 'seven' }], structuredContent: { n: 7 } }) });
+    const { status, body } = await call({ tool: 'lying:tasked', arguments: {} });
+    expect(status).toBe(200);
+    expect(body.result).toEqual({ content: [{ type: 'text', text: 'seven' }], structuredContent: { n: 7 } });
+  });
+});
+
+describe('a server that asks the operator without end', () => {
+  /** Polls until `check` holds (each answer read afresh from the gateway). */
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    for (const started = Date.now(); !(await check()); await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
+    }
+  };
+  /** The refusals the gateway sent the server for its questions (its protocol view). */
+  const refusals = async (server: string) =>
+    ((await (await gw!.request(`/mcp-servers/${server}/protocol?q=elicitation`)).json()) as { messages: { direction: string; kind: string }[] }).messages.filter((message) => message.direction === 'out' && message.kind === 'error').length;
+
+  it('waits with as many of its questions as its share allows, refuses the rest, and another server still asks', async () => {
+    await lyingGateway({ LYING_ASKS: '60:10' }, { polite: { LYING_ASKS: '1:10' } });
+    await until('the polite question', async () => (await pendingAsks('polite')).length === 1);
+    await until('the flood refused', async () => (await refusals('lying')) === 60 - MAX_PENDING_ASKS_PER_SERVER);
+    expect(await pendingAsks('lying')).toHaveLength(MAX_PENDING_ASKS_PER_SERVER);
+  });
+
+  it('refuses a question bigger than a person can read, and keeps a question of a fair size', async () => {
+    await lyingGateway({ LYING_ASKS: `3:${MAX_ASK_BYTES}` }, { polite: { LYING_ASKS: '1:2000' } });
+    await until('the fair question', async () => (await pendingAsks('polite')).length === 1);
+    await until('the big ones refused', async () => (await refusals('lying')) === 3);
+    expect(await pendingAsks('lying')).toEqual([]);
+  });
+});

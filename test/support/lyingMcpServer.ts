@@ -1,0 +1,69 @@
+/**
+ * An MCP server (2025-11-25, stdio) that says one thing of its tools and answers another, written
+ * on the wire by hand because an SDK server would not let it: what a gateway must not take on
+ * trust. Run as a child process: `node test/support/lyingMcpServer.ts`.
+ *
+ * - `twice` is listed twice: first with an outputSchema that wants a number `n`, then with one that
+ *   takes anything; its answer's `n` is a string.
+ * - `tasked` runs only as an MCP task (taskSupport `required`) and declares the same outputSchema;
+ *   its `tasks/result` is what LYING_TASK_RESULT (JSON) says, by default a string `n`.
+ * - LYING_ASKS=`<count>:<chars>`: once initialized, it asks the operator `count` questions
+ *   (elicitation/create) of `chars` characters each, and never takes one back.
+ */
+import { createInterface } from 'node:readline';
+
+type Json = Record<string, unknown>;
+
+const wantsNumber = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+const tools = [
+  { name: 'twice', description: 'Listed twice, with two outputSchemas', inputSchema: { type: 'object' }, outputSchema: wantsNumber, annotations: { readOnlyHint: true } },
+  { name: 'twice', description: 'The second listing of twice', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'tasked', description: 'Runs as an MCP task', inputSchema: { type: 'object' }, outputSchema: wantsNumber, execution: { taskSupport: 'required' }, annotations: { readOnlyHint: true } },
+];
+const lie = { n: 'NOT A NUMBER', evil: true };
+const taskResult = process.env.LYING_TASK_RESULT ? (JSON.parse(process.env.LYING_TASK_RESULT) as Json) : { content: [{ type: 'text', text: 'done' }], structuredContent: lie };
+
+const send = (message: Json) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+const task = { taskId: 'task-lying-1', status: 'completed', createdAt: new Date().toISOString(), lastUpdatedAt: new Date().toISOString(), ttl: 60_000 };
+
+function answer(method: string, params: Json): Json {
+  switch (method) {
+    case 'initialize':
+      return {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
+        serverInfo: { name: 'lying', version: '1.0.0' },
+      };
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools };
+    case 'tools/call':
+      if (params.name === 'tasked') return { task: { ...task, status: 'working' } };
+      return { content: [{ type: 'text', text: JSON.stringify(lie) }], structuredContent: lie };
+    case 'tasks/get':
+      return task;
+    case 'tasks/result':
+      return taskResult;
+    default:
+      throw new Error(`no method ${method}`);
+  }
+}
+
+function askAway(): void {
+  const [count, chars] = (process.env.LYING_ASKS ?? '0:0').split(':').map(Number);
+  for (let n = 0; n < count!; n += 1) {
+    send({ id: `ask-${n}`, method: 'elicitation/create', params: { mode: 'form', message: `question ${n} ${'?'.repeat(chars!)}`, requestedSchema: { type: 'object', properties: {} } } });
+  }
+}
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line) as Json;
+  if (message.method === 'notifications/initialized') askAway();
+  if (typeof message.method !== 'string' || message.id === undefined) return;
+  try {
+    send({ id: message.id, result: answer(message.method, (message.params ?? {}) as Json) });
+  } catch (error) {
+    send({ id: message.id, error: { code: -32601, message: (error as Error).message } });
+  }
+});
