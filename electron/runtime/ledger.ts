@@ -134,6 +134,7 @@ export class Ledger {
    */
   readonly #queries = new Map<string, StatementSync>();
   readonly #firstPrincipal: StatementSync;
+  readonly #holds: StatementSync;
   /** Where the chain starts for this process: the table's head, or the checkpoint's when the table lost its tail. */
   #floor: { seq: number; hash: string };
   /** Entries whose batch the database rolled back: whoever waits for one of them hears so (durable). */
@@ -148,6 +149,8 @@ export class Ledger {
       'INSERT INTO ledger (seq, at, kind, task_id, session_id, request_id, capability, principal, details, prev_hash, hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.#firstPrincipal = db.prepare('SELECT principal FROM ledger WHERE request_id = ? ORDER BY seq LIMIT 1');
+    // The literal kind is what lets SQLite read these through the partial index ledger_holds (migrations.ts).
+    this.#holds = db.prepare("SELECT * FROM ledger WHERE kind = 'contract_held' AND capability IS ? ORDER BY seq");
     const last = db.prepare('SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
     this.#lastSeq = last?.seq ?? 0;
     this.#lastHash = last?.hash ?? GENESIS;
@@ -308,6 +311,11 @@ export class Ledger {
     let query = this.#queries.get(sql);
     if (!query) this.#queries.set(sql, (query = this.db.prepare(sql)));
     return (query.all(...params) as unknown as Row[]).map(toEntry);
+  }
+
+  /** Every hold recorded for a capability (services/pins.ts; null: servers' own), oldest first, however long the ledger. */
+  holdsOf(capability: string | null): LedgerEntry[] {
+    return (this.#holds.all(capability) as unknown as Row[]).map(toEntry);
   }
 
   /**

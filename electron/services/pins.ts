@@ -26,7 +26,7 @@ export class Pins {
   constructor(
     private readonly parts: {
       store: PinStore;
-      ledger: Pick<Ledger, 'append' | 'query'>;
+      ledger: Pick<Ledger, 'append' | 'holdsOf'>;
       catalog: Catalog;
       /** Whether a server's new tools are pinned as they appear (its config entry's `acceptNewTools`). */
       acceptsNewTools?: (provider: string) => boolean;
@@ -76,7 +76,7 @@ export class Pins {
         since: now,
       };
       // Recorded once per descriptor, across restarts too: the ledger already knows a hold it recorded.
-      const recorded = ledger.query({ capability: id, kind: 'contract_held', limit: 1000 }).findLast((entry) => entry.details.currentHash === hash);
+      const recorded = ledger.holdsOf(id).findLast((entry) => entry.details.currentHash === hash);
       if (recorded) hold.since = recorded.at;
       else {
         ledger.append({
@@ -118,7 +118,7 @@ export class Pins {
     }
     if (this.#servers.get(provider)?.flag.currentHash === hash) return;
     const flag: ServerFlag = { provider, pinnedHash: pin.hash, currentHash: hash, changed: changedParts(pin.descriptor, identity), findings: descriptorFindings(identity), since: now };
-    const recorded = this.parts.ledger.query({ kind: 'contract_held', limit: 1000 }).findLast((entry) => entry.details.provider === provider && entry.details.currentHash === hash);
+    const recorded = this.parts.ledger.holdsOf(null).findLast((entry) => entry.details.provider === provider && entry.details.currentHash === hash);
     if (recorded) flag.since = recorded.at;
     else {
       this.parts.ledger.append({ kind: 'contract_held', details: { provider, server: true, changed: flag.changed, pinnedHash: pin.hash, currentHash: hash, findings: flag.findings }, principal: SYSTEM });

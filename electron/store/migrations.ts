@@ -115,4 +115,9 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (provider, name)
   ) STRICT;
   `,
+  `
+  -- The holds pins.ts records (contract_held), found by their capability at every listing without
+  -- reading the whole ledger: a partial index, so the entries of calls, by far the most, cost it nothing.
+  CREATE INDEX ledger_holds ON ledger (capability, seq) WHERE kind = 'contract_held';
+  `,
 ];

@@ -125,8 +125,8 @@ export function appendForged(dataDir: string, mac: string | null = null): number
 export function toPreMacLedger(dataDir: string): void {
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
   try {
-    // Every table a later migration adds goes too (the pins of migration 6), as that version had none.
-    db.exec('ALTER TABLE ledger DROP COLUMN mac; DROP TABLE IF EXISTS pins; PRAGMA user_version = 4;');
+    // Everything a later migration adds goes too (the pins of migration 6, the holds index of 7), as that version had none.
+    db.exec('DROP INDEX IF EXISTS ledger_holds; ALTER TABLE ledger DROP COLUMN mac; DROP TABLE IF EXISTS pins; PRAGMA user_version = 4;');
   } finally {
     db.close();
   }

@@ -53,6 +53,23 @@ async function appendSome(ledger: Ledger, count = MIN_ENTRIES + 2): Promise<void
 }
 
 describe('the ledger', () => {
+  it("finds a capability's recorded holds, all of them and nothing else, through their own index (never by reading the whole ledger)", async () => {
+    const { ledger, db } = ledgerFixture();
+    // Calls by the thousand, and more holds of one tool than any page of a query holds.
+    for (let i = 0; i < 3000; i++) ledger.append({ kind: 'call_started', requestId: `r${i}`, capability: 'srv:tool', details: { i } });
+    for (let i = 0; i < 1200; i++) ledger.append({ kind: 'contract_held', capability: 'srv:tool', details: { currentHash: `h${i}` } });
+    ledger.append({ kind: 'contract_held', capability: 'srv:other', details: { currentHash: 'x' } });
+    ledger.append({ kind: 'contract_held', details: { provider: 'srv', server: true, currentHash: 's' } });
+    await ledger.durable();
+    const holds = ledger.holdsOf('srv:tool');
+    expect(holds).toHaveLength(1200);
+    expect(holds.every((entry) => entry.kind === 'contract_held' && entry.capability === 'srv:tool')).toBe(true);
+    expect(holds.at(-1)!.details.currentHash).toBe('h1199');
+    expect(ledger.holdsOf(null).map((entry) => entry.details)).toEqual([{ provider: 'srv', server: true, currentHash: 's' }]);
+    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM ledger WHERE kind = 'contract_held' AND capability IS ? ORDER BY seq").all('srv:tool') as { detail: string }[];
+    expect(plan.map((step) => step.detail)).toEqual(['SEARCH ledger USING INDEX ledger_holds (capability=?)']);
+  });
+
   it('numbers entries strictly and chains each to the one before', () => {
     const { ledger } = ledgerFixture();
     const first = ledger.append({ kind: 'task_transition', taskId: 't1', details: { from: null, to: 'running' } });
