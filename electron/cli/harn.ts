@@ -10,7 +10,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { HarnUpdate } from '../../shared/harn';
+import { HARN_UPDATES_KEPT, type HarnUpdate } from '../../shared/harn';
+import { visibleText } from '../../shared/visibleText';
 import { TERMINAL_STATES, type TaskView } from '../../shared/tasks';
 import { UsageError } from '../server';
 import type { Client, EventFeed } from './client';
@@ -18,6 +19,13 @@ import { connect, CONNECTION_OPTIONS } from './connection';
 import { OperatorError } from './errors';
 
 const out = (text: string) => void process.stdout.write(text);
+/**
+ * A script's words (its stderr, its messages, its file name) reach the operator's terminal: a
+ * control character is printed as a visible stand-in, so an escape sequence cannot set the
+ * clipboard, retitle the window or clear the screen. A message keeps its newlines.
+ */
+const shown = (text: string) => visibleText(text);
+const shownMessage = (text: string) => visibleText(text, { keepNewlines: true });
 
 export async function harnCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
@@ -33,13 +41,13 @@ export async function harnCommand(args: string[]): Promise<void> {
   const events = await client.events();
   try {
     const task = await client.call('startHarnRun', { script: resolve(positionals[0]!), prompt: values.prompt, sessionId: values.session });
-    out(`task ${task.id}: ${task.title}\n`);
+    out(`task ${shown(task.id)}: ${shown(task.title)}\n`);
     process.once('SIGINT', () => {
       out('\ncancelling…\n');
       void cancel(client, task.id);
     });
     const ended = await follow(events, task.id);
-    out(`\n${ended.state}${ended.finalMessage ? `: ${ended.finalMessage}` : ''}\n`);
+    out(`\n${ended.state}${ended.finalMessage ? `: ${shownMessage(ended.finalMessage)}` : ''}\n`);
     if (ended.state !== 'succeeded') process.exitCode = 1;
   } finally {
     events.close();
@@ -51,28 +59,34 @@ async function cancel(client: Client, taskId: string): Promise<void> {
   try {
     await client.call('cancelTask', { id: taskId });
   } catch (error) {
-    process.stderr.write(`capstan harn: could not cancel ${taskId}: ${error instanceof OperatorError ? error.message : String(error)}\n`);
+    process.stderr.write(`capstan harn: could not cancel ${taskId}: ${shown(error instanceof OperatorError ? error.message : String(error))}\n`);
   }
 }
 
 /** Prints the run's lines from the event stream until its task ends; resolves with the task. */
 async function follow(events: EventFeed, taskId: string): Promise<TaskView> {
+  // What was printed of each line, for the lines the gateway may still change in place: it keeps
+  // a run's last HARN_UPDATES_KEPT, so older ones are forgotten here too.
   const seen = new Map<number, string>();
+  const remember = (seq: number, text: string) => {
+    seen.set(seq, text);
+    if (seen.size > HARN_UPDATES_KEPT) seen.delete(Math.min(...seen.keys()));
+  };
   let streaming: number | undefined;
   const print = (line: HarnUpdate) => {
     const before = seen.get(line.seq);
-    const shown = `[${line.kind}${line.status ? ` ${line.status}` : ''}] ${line.text}${line.requestId ? ` (${line.requestId})` : ''}`;
+    const printed = shown(`[${line.kind}${line.status ? ` ${line.status}` : ''}] ${line.text}${line.requestId ? ` (${line.requestId})` : ''}`);
     if (line.kind === 'message') {
       // A streamed message grows in place: print what it gained, on one line.
-      seen.set(line.seq, line.text);
+      remember(line.seq, line.text);
       const gained = before !== undefined && line.text.startsWith(before) ? line.text.slice(before.length) : line.text;
-      out(streaming !== undefined && streaming !== line.seq ? `\n${gained}` : gained);
+      out(shownMessage(streaming !== undefined && streaming !== line.seq ? `\n${gained}` : gained));
       streaming = line.seq;
       return;
     }
-    seen.set(line.seq, shown);
-    if (before === shown) return;
-    out(`${streaming !== undefined ? '\n' : ''}${shown}\n`);
+    remember(line.seq, printed);
+    if (before === printed) return;
+    out(`${streaming !== undefined ? '\n' : ''}${printed}\n`);
     streaming = undefined;
   };
   for await (const event of events) {

@@ -34,6 +34,7 @@ import type { CallContext } from '../services/calls';
 import { fetchSkill, listSkills, matchSkills, searchTools } from './hostSearch';
 import { hitlHandler } from './hitl';
 import { findHostTool, hostTools } from './hostTools';
+import { oversizedField, oversizedReason } from './reviewSize';
 import { RpcCode, RpcError, type RpcHandlers } from './rpc';
 import { applyNotification, applySessionUpdate, type UpdateLog } from './updates';
 import { incomingTraceOf, type IncomingTrace } from '../telemetry/trace';
@@ -213,6 +214,8 @@ export function bridgeHandlers(parts: BridgeParts, run: BridgeRun): Omit<RpcHand
       return reject ? { outcome: { outcome: 'selected', optionId: reject.optionId } } : { outcome: { outcome: 'cancelled' } };
     };
     if (!legacy && !allow) return refused('Harn offered no option to allow it');
+    const oversized = oversizedField({ 'tool input': toolCall.rawInput });
+    if (oversized) return refused(oversizedReason(oversized));
     const requestId = `harn-permission-${randomUUID()}`;
     const timeout = AbortSignal.timeout(run.permissionTimeoutMs);
     const paths = declaredPaths ?? (toolCall.locations ?? []).map((location) => location.path);

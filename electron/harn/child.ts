@@ -14,6 +14,13 @@ import { lineSplitter } from './rpc';
 const KILL_GRACE_MS = 2_000;
 /** A stderr line longer than this is cut into pieces (each is clipped again for display). */
 const STDERR_LINE_CHARS = 16 * 1024;
+/**
+ * How much of what Capstan wrote may sit unread in the child's stdin before the child counts as
+ * not reading it. A child that keeps sending requests without reading their answers would
+ * otherwise make the gateway hold every answer in memory. Checked before each write, so one
+ * large answer (a tool result may be tens of MiB) still goes to a child that reads.
+ */
+export const MAX_UNREAD_INPUT_BYTES = 16 * 1024 * 1024;
 
 export interface ChildExit {
   code: number | null;
@@ -25,6 +32,8 @@ export interface ChildHandlers {
   stderr(line: string): void;
   /** A stdout line over the protocol's limit: nothing more is read from stdout. */
   tooLong(): void;
+  /** Over MAX_UNREAD_INPUT_BYTES wait in the child's stdin: nothing more is written to it or read from its stdout. */
+  notReading(): void;
 }
 
 export interface HarnChild {
@@ -60,7 +69,11 @@ export async function startChild(config: HarnConfig, script: string, handlers: C
   const exited = new Promise<ChildExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   // A write after the child closed its stdin fails asynchronously; the exit tells the run.
   child.stdin.on('error', () => {});
-  child.stdout.on('data', lineSplitter(handlers.line, handlers.tooLong));
+  let inputStalled = false;
+  const readLine = lineSplitter(handlers.line, handlers.tooLong);
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (!inputStalled) readLine(chunk);
+  });
   let pending = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (pending + chunk).split('\n');
@@ -76,7 +89,14 @@ export async function startChild(config: HarnConfig, script: string, handlers: C
   return {
     pid: child.pid,
     write: (line) => {
-      if (child.stdin.writable) child.stdin.write(`${line}\n`);
+      if (inputStalled || !child.stdin.writable) return;
+      if (child.stdin.writableLength > MAX_UNREAD_INPUT_BYTES) {
+        // Its requests are not read either: each would be answered into the same unread pile.
+        inputStalled = true;
+        handlers.notReading();
+        return;
+      }
+      child.stdin.write(`${line}\n`);
     },
     endInput: () => child.stdin.end(),
     exited,

@@ -34,12 +34,21 @@ import type { Principal } from '../../shared/principal';
 import { runAs } from '../runtime/principal';
 import type { RunningTask } from '../runtime/task';
 import type { HarnApprovals } from './bridge';
+import { oversizedField, oversizedReason } from './reviewSize';
 import type { UpdateLog } from './updates';
 
 /** The reviewer Capstan answers as: Harn counts an approval only with one. */
 export const CAPSTAN_REVIEWER = 'capstan-operator';
 const RESPOND_TIMEOUT_MS = 30_000;
+/** Requests waiting for the operator at once; each holds an approval and, once decided, an answer to Harn. */
 const MAX_OPEN = 100;
+/**
+ * Refusals ("too many open requests") waiting for Harn's acknowledgement at once. Each is a
+ * request to Harn with its own timer: a child that floods notifications and never answers would
+ * otherwise hold one per notification. Past this, a request is not answered at all (the script
+ * waits, as for an escalation), and the run's log says so once.
+ */
+const MAX_REFUSALS_UNACKNOWLEDGED = 100;
 
 export const HitlRequested = z.looseObject({
   request_id: z.string().regex(/^hitl_(question|approval|dual_control|escalation)_/).max(400),
@@ -65,6 +74,8 @@ const text = (value: unknown, max = 2000): string | undefined => (typeof value =
 
 export function hitlHandler(approvals: HarnApprovals, task: () => RunningTask, run: HitlRun): (params: unknown) => void {
   const open = new Set<string>();
+  let refusalsUnacknowledged = 0;
+  let unansweredLogged = false;
 
   async function respond(requestId: string, response: Record<string, unknown>, summary: string): Promise<void> {
     const sessionId = run.harnSession();
@@ -80,6 +91,15 @@ export function hitlHandler(approvals: HarnApprovals, task: () => RunningTask, r
     const payload = fieldsOf(request.payload);
     const question = request.kind === 'question';
     const what = question ? (text(payload.prompt) ?? '(no prompt)') : (text(payload.action, 300) ?? '(no action)');
+    const decline = (why: string) =>
+      question
+        ? respond(request.request_id, { answer: null, reason: `Capstan: ${why}` }, `no answer (${why})`)
+        : respond(request.request_id, { approved: false, reason: `Capstan: ${why}` }, `denied (${why})`);
+    const oversized = oversizedField(question ? { schema: payload.schema, default: payload.default } : { args: payload.args, detail: payload.detail, capabilities_requested: payload.capabilities_requested });
+    if (oversized) {
+      run.log.add('permission', `${request.kind} "${what}": ${oversizedReason(oversized)}`, { status: 'refused' });
+      return decline(oversizedReason(oversized));
+    }
     if (!question) {
       const quorum = typeof payload.quorum === 'number' ? payload.quorum : typeof payload.approvers_required === 'number' ? payload.approvers_required : 1;
       const reviewers = Array.isArray(payload.reviewers) ? payload.reviewers.filter((r): r is string => typeof r === 'string') : [];
@@ -92,10 +112,6 @@ export function hitlHandler(approvals: HarnApprovals, task: () => RunningTask, r
     const requestId = `harn-hitl-${randomUUID()}`;
     const timeout = AbortSignal.timeout(run.permissionTimeoutMs);
     run.log.add('permission', `${question ? `ask_user "${what}"` : `${request.kind} "${what}"`} (${request.request_id}): waiting for the operator in Approvals`, { status: 'waiting', requestId });
-    const decline = (why: string) =>
-      question
-        ? respond(request.request_id, { answer: null, reason: `Capstan: ${why}` }, `no answer (${why})`)
-        : respond(request.request_id, { approved: false, reason: `Capstan: ${why}` }, `denied (${why})`);
     try {
       const running = task();
       const decided = await runAs(run.principal, () =>
@@ -148,7 +164,16 @@ export function hitlHandler(approvals: HarnApprovals, task: () => RunningTask, r
     const request = parsed.data;
     if (request.kind === 'escalation') return run.log.add('permission', `escalation ${request.request_id}: Capstan does not accept escalations; not answered`, { status: 'refused' });
     if (open.has(request.request_id)) return;
-    if (open.size >= MAX_OPEN) return void respond(request.request_id, request.kind === 'question' ? { answer: null, reason: 'Capstan: too many open requests' } : { approved: false, reason: 'Capstan: too many open requests' }, 'refused (too many open)');
+    if (open.size >= MAX_OPEN) {
+      if (refusalsUnacknowledged >= MAX_REFUSALS_UNACKNOWLEDGED) {
+        if (!unansweredLogged) run.log.add('protocol', `over ${MAX_OPEN} human-in-the-loop requests are open and Harn has not acknowledged ${MAX_REFUSALS_UNACKNOWLEDGED} refusals: further requests are not answered`, { status: 'refused' });
+        unansweredLogged = true;
+        return;
+      }
+      refusalsUnacknowledged += 1;
+      const refusal = request.kind === 'question' ? { answer: null, reason: 'Capstan: too many open requests' } : { approved: false, reason: 'Capstan: too many open requests' };
+      return void respond(request.request_id, refusal, 'refused (too many open)').finally(() => (refusalsUnacknowledged -= 1));
+    }
     open.add(request.request_id);
     void ask(request).finally(() => open.delete(request.request_id));
   };

@@ -44,6 +44,13 @@ export interface RpcHandlers {
 
 /** A line longer than this is not read: the child is broken or hostile. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+/**
+ * How many of the child's requests are served at once. One more is refused at once with an
+ * error rather than queued or left unread: a queue would grow as the child sends, and pausing
+ * its stdout would also hold back the answers and notifications the run waits for. Harn sends a
+ * handful at a time (a script's parallel tool calls); a flood is a broken or hostile child.
+ */
+export const MAX_REQUESTS_SERVED_AT_ONCE = 64;
 
 const { rawJSON } = JSON as unknown as { rawJSON(text: string): object };
 
@@ -56,6 +63,7 @@ interface Pending {
 
 export class RpcPeer {
   readonly #pending = new Map<string, Pending>();
+  #serving = 0;
   #nextId = 1;
   #closed: RpcError | undefined;
 
@@ -100,7 +108,7 @@ export class RpcPeer {
     if (line.trim() === '') return;
     let message: unknown;
     try {
-      message = JSON.parse(line, keepIdSource);
+      message = parseKeepingIdSource(line);
     } catch {
       this.handlers.problem('a line that is not JSON');
       this.#error(null, RpcCode.PARSE_ERROR, 'Parse error: not a JSON value');
@@ -152,12 +160,25 @@ export class RpcPeer {
   }
 
   async #serve(method: string, params: Record<string, unknown>, id: RpcId): Promise<void> {
+    if (this.#serving >= MAX_REQUESTS_SERVED_AT_ONCE) {
+      this.handlers.problem(`${method.slice(0, 100)} while ${MAX_REQUESTS_SERVED_AT_ONCE} of its requests were being served`);
+      // Tool rejected: nothing ran, which is what Harn's category says.
+      this.#error(id, RpcCode.TOOL_REJECTED, `LIMIT_REACHED: Capstan serves at most ${MAX_REQUESTS_SERVED_AT_ONCE} of a script's requests at once; this one was not run, send it again once some are answered`, {
+        code: 'LIMIT_REACHED',
+        what: 'requests served at once',
+        limit: MAX_REQUESTS_SERVED_AT_ONCE,
+      });
+      return;
+    }
+    this.#serving += 1;
     try {
       const result = await this.handlers.request(method, params, id);
       this.#send({ jsonrpc: '2.0', id, result: result ?? null });
     } catch (error) {
       if (error instanceof RpcError) this.#error(id, error.code, error.message, error.data);
       else this.#error(id, RpcCode.INTERNAL_ERROR, 'Internal error: the host could not answer this request');
+    } finally {
+      this.#serving -= 1;
     }
   }
 
@@ -201,12 +222,21 @@ function errorText(error: unknown): string {
   return typeof message === 'string' ? message : 'an error without a message';
 }
 
-/** Keeps a top-level numeric id as its source text (JSON.parse with source access, Node ≥ 21). */
-function keepIdSource(this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
-  if (key === 'id' && typeof value === 'number' && context?.source && typeof this === 'object' && this !== null && 'jsonrpc' in this) {
-    return Number.isSafeInteger(value) ? value : rawJSON(context.source);
-  }
-  return value;
+/**
+ * Parses a line, the message's own numeric id beyond a safe integer kept as its source text
+ * (JSON.parse with source access, Node ≥ 21). Only the top-level id: an `id` inside the params
+ * (a tool's arguments) is data, and stays a number the well-formedness check and the tool both see.
+ */
+function parseKeepingIdSource(line: string): unknown {
+  const idSources = new WeakMap<object, string>();
+  const message: unknown = JSON.parse(line, function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+    // The reviver cannot tell the top-level object from a nested one yet: note each, keep the top's.
+    if (key === 'id' && typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && typeof this === 'object' && this !== null) idSources.set(this, context.source);
+    return value;
+  });
+  const source = typeof message === 'object' && message !== null ? idSources.get(message) : undefined;
+  if (source !== undefined) (message as Record<string, unknown>).id = rawJSON(source);
+  return message;
 }
 
 function isRawJson(value: unknown): boolean {

@@ -22,7 +22,7 @@ import type { TaskState } from '../../shared/tasks';
 import { runAs } from '../runtime/principal';
 import type { TaskWork } from '../runtime/runtime';
 import { bridgeHandlers, type BridgeParts } from './bridge';
-import { startChild, type HarnChild } from './child';
+import { MAX_UNREAD_INPUT_BYTES, startChild, type HarnChild } from './child';
 import { RpcCode, RpcError, RpcPeer } from './rpc';
 import { UpdateLog, type UpdateBatch } from './updates';
 import type { RunTrace } from './runTrace';
@@ -113,6 +113,11 @@ export class HarnRun implements TaskWork {
         line: (line) => this.#peer?.receive(line),
         stderr: (line) => this.log.add('stderr', line),
         tooLong: () => this.#protocolError('Harn wrote a line over 8 MiB'),
+        notReading: () => {
+          this.#protocolError(`Harn does not read its input: over ${MAX_UNREAD_INPUT_BYTES / 1024 / 1024} MiB of Capstan's messages wait unread in its stdin`);
+          // session/cancel would join the unread pile: no grace period to wait out.
+          void this.#child?.kill();
+        },
       },
       this.runTrace?.environment,
     );

@@ -70,6 +70,23 @@ describe('capstan harn run', () => {
     expect(result.stdout).toMatch(/\nfailed: the pipeline threw \(the prompt failed: JSON-RPC error -32000, terminal class generic_throw\)\n$/);
   });
 
+  it("shows a script's control characters instead of passing them to the terminal", async () => {
+    const path = script('escapes.harn', {
+      steps: [
+        // OSC 52 would set the operator's clipboard; the others retitle the window and clear the screen.
+        { stderr: '\u001b]52;c;ZXZpbA==\u0007copied' },
+        { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '\u001b]0;pwned\u0007first line\n\u001b[2Jsecond line' } } },
+      ],
+    });
+    const result = await capstan(['harn', 'run', path, '--url', gateway.url], { CAPSTAN_TOKEN: gateway.token });
+    expect(result.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- no control character but newline may reach the terminal
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(result.stdout).toMatch(/^\[stderr\] ␛]52;c;ZXZpbA==␇copied$/m);
+    expect(result.stdout).toMatch(/^␛]0;pwned␇first line\n␛\[2Jsecond line$/m);
+    expect(result.stdout).toMatch(/\nsucceeded: ␛]0;pwned␇first line\n␛\[2Jsecond line \(stopReason "end_turn"\)\n$/);
+  });
+
   it('says why it cannot start: no token, no file, no gateway', async () => {
     expect((await capstan(['harn', 'run', join(dir, 'x.harn'), '--url', gateway.url], {})).stderr).toMatch(/give the gateway's token/);
     const missing = await capstan(['harn', 'run', join(dir, 'missing.harn'), '--url', gateway.url], { CAPSTAN_TOKEN: gateway.token });

@@ -23,6 +23,7 @@
  *     "advertiseSteer": true,                     adds _meta.harn.sessionInject.modes ["steer"] to initialize (no Harn does; kept to show Capstan ignores it)
  *     "initialize": { ... },                      replaces initialize's whole answer (protocol tests)
  *     "ignoreCancel": true,                       keeps running after session/cancel (kill tests)
+ *     "ignoreHitlRespond": true,                  never answers harn.hitl.respond (a broken or hostile child)
  *     "steps": [ step, ... ],
  *     "version": "0.7.50" | "0.10",
  *     "end": {} | { "terminal": "natural", "terminalClass"?, "stopReason"? } | { "error": "message", "terminalClass"? } }
@@ -44,6 +45,9 @@
  *   { "raw": line }                        any line, malformed ones included
  *   { "replay": "/abs/fixture.json" }      the messages of one of Harn's fixture files (test/fixtures/harn/), in order
  *   { "sleep": ms } · { "waitForCancel": true } · { "waitForSteer": true } · { "waitForSecondSteer": true } · { "exit": code }
+ * Steps no Harn takes, for a broken or hostile child:
+ *   { "burst": step, "count": N }          N copies of a step started at once; the next step does not wait for them
+ *   { "stopReading": true }                reads nothing more from stdin (what the host writes piles up)
  * A request step with "exitAfter": ms exits (code "exitCode", default 3) while it waits for its
  * answer. An answer that is an error is recorded as Harn categorises it (-32001 "rejected",
  * anything else "host error"); with "orFail": true it fails the prompt, as an uncaught throw
@@ -64,6 +68,7 @@ interface Scenario {
   advertiseSteer?: boolean;
   initialize?: Json;
   ignoreCancel?: boolean;
+  ignoreHitlRespond?: boolean;
   steps?: Json[];
   /**
    * How the prompt ends. Without `terminal` it is a pipeline that ran no agent_loop: newer Harn
@@ -176,6 +181,10 @@ async function runStep(step: Json, sessionId: string): Promise<string | undefine
       send(JSON.stringify({ ...message, ...session }));
     }
   }
+  else if (step.burst) {
+    for (let copy = 0; copy < Number(step.count ?? 1); copy += 1) void runStep(step.burst as Json, sessionId);
+  }
+  else if (step.stopReading) process.stdin.pause();
   else if (typeof step.sleep === 'number') await new Promise((resolve) => setTimeout(resolve, step.sleep as number));
   else if (typeof step.exit === 'number') process.exit(step.exit);
   else if (step.waitForCancel) await until(() => cancelled);
@@ -431,6 +440,7 @@ function receive(line: string): void {
       const requestId = String(params.request_id);
       if (!/^hitl_(question|approval|dual_control|escalation)_/.test(requestId)) return respond(message.id, { error: { code: -32000, message: `unknown HITL request id '${requestId}'` } });
       record({ hitlResponse: params });
+      if (scenario.ignoreHitlRespond) return;
       respond(message.id, { result: { ok: true } });
       hitlWaiting.get(requestId)?.(params);
       return;
