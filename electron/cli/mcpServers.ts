@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import type { McpServerAuth } from '../../shared/mcp';
 import { UsageError } from '../server';
+import { isWebAddress } from '../../shared/webAddress';
 import type { Client } from './client';
 import { connect, CONNECTION_OPTIONS } from './connection';
 
@@ -71,9 +72,14 @@ export function describe(name: string, auth: McpServerAuth): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The system's way to open a URL; a failure only means the person opens the printed URL themselves. */
+/**
+ * The system's way to open a URL; a failure only means the person opens the printed URL themselves.
+ * Only a web page (the gateway checks it too): the opener would act on any scheme. On Windows not
+ * through `cmd /c start`, which reads the URL's `&` as the end of a command.
+ */
 function openInBrowser(url: string): void {
-  const [command, ...args] = process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url];
+  if (!URL.canParse(url) || !isWebAddress(new URL(url))) return void process.stderr.write(`capstan: not opening ${JSON.stringify(url)}: not an https address\n`);
+  const [command, ...args] = process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['rundll32', 'url.dll,FileProtocolHandler', url] : ['xdg-open', url];
   try {
     const child = spawn(command!, args, { stdio: 'ignore', detached: true });
     child.on('error', () => {});

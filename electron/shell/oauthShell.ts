@@ -5,6 +5,7 @@
  * browser for a page a server asks the operator to visit (URL elicitation, services/serverAsks.ts).
  */
 import type { HostOptions } from '../host';
+import { isWebAddress } from '../../shared/webAddress';
 import type { ElectronApi } from './electronApi';
 
 export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorage' | 'shell'>): Pick<HostOptions, 'oauthEncrypter' | 'presentSignIn' | 'openPage'> {
@@ -13,7 +14,11 @@ export function oauthShell({ safeStorage, shell }: Pick<ElectronApi, 'safeStorag
       ? { oauthEncrypter: { kind: 'safeStorage', encrypt: (plain: string) => safeStorage.encryptString(plain), decrypt: (sealed: Buffer) => safeStorage.decryptString(sealed) } }
       : {}),
     ...(shell
-      ? { presentSignIn: (_server: string, url: string) => void shell.openExternal(url).catch(() => {}), openPage: (url: string) => void shell.openExternal(url).catch(() => {}) }
+      ? {
+          // The gateway checks these addresses first; the system opener acts on any scheme, so it is checked again here.
+          presentSignIn: (_server: string, url: string) => void (URL.canParse(url) && isWebAddress(new URL(url)) ? shell.openExternal(url).catch(() => {}) : undefined),
+          openPage: (url: string) => void (/^https?:\/\//i.test(url) ? shell.openExternal(url).catch(() => {}) : undefined),
+        }
       : {}),
   };
 }

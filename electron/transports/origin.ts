@@ -1,5 +1,6 @@
 /** The DNS-rebinding defence: which `Host` and `Origin` headers name this gateway. */
 import { isIP } from 'node:net';
+import { isLoopbackHost, isWebAddress } from '../../shared/webAddress';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 const WILDCARDS = new Set(['0.0.0.0', '::']);
@@ -42,8 +43,7 @@ export function hostMatcher(boundHost: string, port: number): (hostHeader: strin
 
 const MAX_HOSTS_KEPT = 64;
 
-/** Whether binding to `host` keeps the gateway on this machine: a loopback name or address. */
-export const isLoopbackHost = (host: string): boolean => LOOPBACK_NAMES.has(host.toLowerCase()) || host.startsWith('127.');
+export { isLoopbackHost, isWebAddress };
 
 export function allowedOrigin(origin: string, allowedHost: (host: string) => boolean): boolean {
   try {

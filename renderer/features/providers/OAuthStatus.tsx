@@ -8,6 +8,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { McpServerAuth } from '../../../shared/mcp';
+import { isWebAddress } from '../../../shared/webAddress';
 import { toErrorBody } from '../../api/errors';
 import { useTransport } from '../../api/hooks';
 import { ErrorNotice } from '../../ui/ErrorNotice';
@@ -73,7 +74,7 @@ export function OAuthStatus({ name }: { name: string }) {
           <Icon name="alert" /> {view.lastError.reason} <span className="muted">({dateTime(view.lastError.at)})</span>
         </p>
       )}
-      {view.state === 'signing_in' && view.authorizationUrl && (
+      {view.state === 'signing_in' && view.authorizationUrl && isSignInPage(view.authorizationUrl) && (
         <p className="muted">
           Waiting for the browser.{' '}
           <a href={view.authorizationUrl} target="_blank" rel="noopener noreferrer" data-testid="authorization-url">
@@ -108,3 +109,6 @@ function Fact({ name, value }: { name: string; value: string }) {
     </div>
   );
 }
+
+/** Only a web page is offered as a link (the gateway refuses any other sign-in address first). */
+const isSignInPage = (url: string) => URL.canParse(url) && isWebAddress(new URL(url));

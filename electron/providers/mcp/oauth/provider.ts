@@ -24,6 +24,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { CapstanError } from '../../../../shared/errors';
+import { isWebAddress } from '../../../../shared/webAddress';
 import { StoredTokens, type OAuthRecord, type TokenStore } from './tokenStore';
 
 /** A pre-registered client and sign-in choices, from the server's `oauth` entry in config.json. */
@@ -186,6 +187,10 @@ export class ServerOAuth implements OAuthClientProvider {
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     if (!this.#flow) throw new SignInRequiredError(this.server, this.record.tokens ? 'its tokens were refused and could not be refreshed' : 'it asks for OAuth authorization and Capstan holds no tokens for it');
+    // The page comes from the authorization server's metadata, and goes to the system's opener
+    // (the desktop shell, xdg-open) and to the console as a link: only a web page may, never a
+    // file:, smb: or search-ms: address a hostile server could name.
+    if (!isWebAddress(authorizationUrl)) throw new Error(`the authorization server's sign-in page is not an https address (${authorizationUrl.protocol}), so it is not opened`);
     await this.#flow.open(authorizationUrl);
   }
 
@@ -230,3 +235,4 @@ function portOf(url: string): number | undefined {
   const port = Number(new URL(url).port);
   return port > 0 ? port : undefined;
 }
+

@@ -15,6 +15,7 @@ import type { McpSettings } from '../settings';
 import { connectionAuth, REFRESH_MARGIN_MS, type HttpAuth } from './bearer';
 import { describeAuthFailure } from './failures';
 import { ServerOAuth } from './provider';
+import { isWebAddress } from '../../../../shared/webAddress';
 import { signIn, SignInFailedError } from './signIn';
 import { PLAIN, TokenStore, type Encrypter } from './tokenStore';
 
@@ -184,18 +185,25 @@ export class OAuthRegistry {
   }
 }
 
-/** Revokes the refresh token (else the access token) at the authorization server's revocation endpoint, if it names one. */
+/**
+ * Revokes the refresh token (else the access token) at the authorization server's revocation
+ * endpoint, if it names one. Only at the server that issued the tokens: the discovery saved last
+ * may be another's (a server's metadata can name a new authorization server at any 401), and the
+ * request carries the token and the client's secret. So the metadata's issuer must be the
+ * tokens', the endpoint an https address (or on this machine), and no redirect is followed.
+ */
 async function revoke(oauth: ServerOAuth): Promise<boolean> {
   const tokens = oauth.tokens();
   const metadata = oauth.discoveryState()?.authorizationServerMetadata as OAuthMetadata | undefined;
   const endpoint = metadata?.revocation_endpoint;
-  if (!tokens || !endpoint) return false;
+  if (!tokens || !endpoint || !tokens.issuer || metadata.issuer !== tokens.issuer) return false;
+  if (!URL.canParse(endpoint) || !isWebAddress(new URL(endpoint))) return false;
   const client = oauth.clientInformation(tokens.issuer ? { issuer: tokens.issuer } : undefined);
   const body = new URLSearchParams({ token: tokens.refresh_token ?? tokens.access_token, token_type_hint: tokens.refresh_token ? 'refresh_token' : 'access_token' });
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (client?.client_secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`;
   else if (client) body.set('client_id', client.client_id);
-  const response = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(endpoint, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(10_000) });
   return response.ok;
 }
 
