@@ -5,11 +5,16 @@
  * sequences) what the operator reads.
  */
 
-/** C0 controls but tab, DEL, C1 controls, zero-width and bidirectional format characters, BOM. */
+/**
+ * C0 controls but tab, DEL, C1 controls, and the format characters that hide or reorder text:
+ * soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width and bidirectional marks
+ * and overrides, line and paragraph separators, invisible operators, BOM, interlinear annotation
+ * marks, and tag characters.
+ */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const EVERY = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+const EVERY = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
 // eslint-disable-next-line no-control-regex -- as above
-const WITHOUT_NEWLINE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+const WITHOUT_NEWLINE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
 
 /**
  * Replaces what a text viewer would act on with what shows it: C0 controls but tab as their

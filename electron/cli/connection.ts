@@ -12,6 +12,7 @@ import { readTokenFile, UsageError } from '../server';
 import type { Client } from './client';
 import { EXIT, OperatorError } from './errors';
 import { liveGateway } from './localGateway';
+import { err } from './terminal';
 
 export interface ConnectionFlags {
   url?: string | undefined;
@@ -36,7 +37,7 @@ export function readToken(flags: Pick<ConnectionFlags, 'token-file'>, command: s
 
 /** The token and where it came from (`--token-file FILE`, `CAPSTAN_TOKEN_FILE (FILE)`, `CAPSTAN_TOKEN`), for a refusal to name. */
 export function readTokenFrom(flags: Pick<ConnectionFlags, 'token-file'>, command: string, missing: string): { token: string; from: string } {
-  const warn = (message: string) => void process.stderr.write(`capstan ${command}: warning: ${message}\n`);
+  const warn = (message: string) => err(`capstan ${command}: warning: ${message}\n`);
   const tokenFile = flags['token-file'] ?? (process.env.CAPSTAN_TOKEN_FILE || undefined);
   const token = tokenFile ? readTokenFile({ value: tokenFile, from: flags['token-file'] ? '--token-file' : 'CAPSTAN_TOKEN_FILE' }, warn) : process.env.CAPSTAN_TOKEN;
   if (!token) throw new UsageError(missing);

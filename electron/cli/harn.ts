@@ -17,15 +17,10 @@ import { UsageError } from '../server';
 import type { Client, EventFeed } from './client';
 import { connect, CONNECTION_OPTIONS } from './connection';
 import { OperatorError } from './errors';
+import { err, out } from './terminal';
 
-const out = (text: string) => void process.stdout.write(text);
-/**
- * A script's words (its stderr, its messages, its file name) reach the operator's terminal: a
- * control character is printed as a visible stand-in, so an escape sequence cannot set the
- * clipboard, retitle the window or clear the screen. A message keeps its newlines.
- */
+/** A run line on one line of the terminal: a newline in it is shown, not followed (out() shows every other control character). */
 const shown = (text: string) => visibleText(text);
-const shownMessage = (text: string) => visibleText(text, { keepNewlines: true });
 
 export async function harnCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
@@ -41,13 +36,13 @@ export async function harnCommand(args: string[]): Promise<void> {
   const events = await client.events();
   try {
     const task = await client.call('startHarnRun', { script: resolve(positionals[0]!), prompt: values.prompt, sessionId: values.session });
-    out(`task ${shown(task.id)}: ${shown(task.title)}\n`);
+    out(`task ${task.id}: ${shown(task.title)}\n`);
     process.once('SIGINT', () => {
       out('\ncancelling…\n');
       void cancel(client, task.id);
     });
     const ended = await follow(events, task.id);
-    out(`\n${ended.state}${ended.finalMessage ? `: ${shownMessage(ended.finalMessage)}` : ''}\n`);
+    out(`\n${ended.state}${ended.finalMessage ? `: ${ended.finalMessage}` : ''}\n`);
     if (ended.state !== 'succeeded') process.exitCode = 1;
   } finally {
     events.close();
@@ -59,7 +54,7 @@ async function cancel(client: Client, taskId: string): Promise<void> {
   try {
     await client.call('cancelTask', { id: taskId });
   } catch (error) {
-    process.stderr.write(`capstan harn: could not cancel ${taskId}: ${shown(error instanceof OperatorError ? error.message : String(error))}\n`);
+    err(`capstan harn: could not cancel ${taskId}: ${error instanceof OperatorError ? error.message : String(error)}\n`);
   }
 }
 
@@ -80,7 +75,7 @@ async function follow(events: EventFeed, taskId: string): Promise<TaskView> {
       // A streamed message grows in place: print what it gained, on one line.
       remember(line.seq, line.text);
       const gained = before !== undefined && line.text.startsWith(before) ? line.text.slice(before.length) : line.text;
-      out(shownMessage(streaming !== undefined && streaming !== line.seq ? `\n${gained}` : gained));
+      out(streaming !== undefined && streaming !== line.seq ? `\n${gained}` : gained);
       streaming = line.seq;
       return;
     }

@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import { LogLevel, atLeast, type ServerLogLine } from '../../shared/serverLog';
 import { UsageError } from '../server';
 import { connect, CONNECTION_OPTIONS } from './connection';
+import { out, printJsonLine } from './terminal';
 
-const out = (text: string) => void process.stdout.write(text);
 
 /** One line: time, level (padded, so a followed tail lines up), the server's logger, the data. */
 export const logLine = (line: ServerLogLine): string => `${line.at}  ${line.level.padEnd(9)} ${line.logger ? `[${line.logger}] ` : ''}${line.data}\n`;
@@ -38,7 +38,7 @@ export async function logsCommand(args: string[]): Promise<void> {
   const limit = Number(values.n);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('-n takes a whole number from 1 to 500');
   const client = await connect(values, 'logs');
-  const print = (line: ServerLogLine) => out(values.json ? `${JSON.stringify(line)}\n` : logLine(line));
+  const print = (line: ServerLogLine) => (values.json ? printJsonLine(line) : out(logLine(line)));
   if (setLevel) await client.call('setServerLogLevel', { name, level: setLevel });
   const events = values.follow ? await client.events() : undefined;
   try {

@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { LedgerEntry } from '../../shared/ledger';
+import { err, out, printJsonLine } from './terminal';
 import { commandUsage, USAGE } from './usage';
 import { ensureYoungGenerationCap } from './youngGeneration';
 
@@ -21,7 +22,7 @@ async function serve(args: string[]): Promise<void> {
   const logger = createLogger(options.logLevel);
   // The gateway answers as soon as it listens, with the builtins; skills follow (catalog.loading()).
   // A sign-in started from the console or `capstan mcp-servers login`: its address, for whoever reads this terminal.
-  const presentSignIn = (server: string, url: string) => void process.stdout.write(`Sign in to ${server} in a browser: ${url}\n`);
+  const presentSignIn = (server: string, url: string) => out(`Sign in to ${server} in a browser: ${url}\n`);
   const host = await createHost({ dataDir: options.dataDir, skillsDirs: options.skillsDirs, logger, skillsInBackground: true, presentSignIn });
   const rendererDir = fileURLToPath(new URL('./renderer/', import.meta.url));
   const gateway = await startServer(host, { ...options, logger, rendererDir }).catch(async (error: unknown) => {
@@ -88,9 +89,9 @@ async function ledgerCommand(args: string[]): Promise<void> {
     throw error;
   }
   const ledger = new Ledger(db, loadLedgerKey(dataDir, db, { create: sub === 'reseal' }));
-  const printJson = (entry: LedgerEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+  const printJson = (entry: LedgerEntry) => printJsonLine(entry);
   // `tail` reads as lines for a person unless --json; `export` is for scripts, always JSON lines.
-  const print = sub === 'tail' && !values.json ? (entry: LedgerEntry) => process.stdout.write(`${ledgerLine(entry)}\n`) : printJson;
+  const print = sub === 'tail' && !values.json ? (entry: LedgerEntry) => out(`${ledgerLine(entry)}\n`) : printJson;
   try {
     if (sub === 'verify' || sub === 'reseal') {
       const result = sub === 'verify' ? ledger.verify() : ledger.reseal();
@@ -223,7 +224,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const [{ UsageError }, { ConfigError }, { OperatorError }] = await Promise.all([import('../server'), import('../config'), import('./errors')]);
     const misuse = error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`capstan ${command}: ${(error as Error).message}\n`);
+    err(`capstan ${command}: ${(error as Error).message}\n`);
     if (error instanceof OperatorError) return error.exitCode;
     return misuse ? 2 : 1;
   }

@@ -16,8 +16,8 @@ import { UsageError } from '../server';
 import { isWebAddress } from '../../shared/webAddress';
 import type { Client } from './client';
 import { connect, CONNECTION_OPTIONS } from './connection';
+import { err, out, printJsonLine } from './terminal';
 
-const out = (text: string) => void process.stdout.write(text);
 /** How often `login` asks the gateway whether the sign-in ended, and for how long in all. */
 const POLL_MS = 500;
 const LOGIN_WAIT_MS = 5 * 60_000 + 10_000;
@@ -36,7 +36,7 @@ export async function mcpServersCommand(args: string[]): Promise<void> {
   const client = await connect(values, `mcp-servers ${sub}`);
   if (sub === 'auth') {
     const auth = await client.call('getServerAuth', { name });
-    return out(values.json ? `${JSON.stringify(auth)}\n` : describe(name, auth));
+    return values.json ? printJsonLine(auth) : out(describe(name, auth));
   }
   if (sub === 'logout') {
     const { revokedAtServer } = await client.call('signOutServer', { name });
@@ -78,7 +78,7 @@ export function describe(name: string, auth: McpServerAuth): string {
  * through `cmd /c start`, which reads the URL's `&` as the end of a command.
  */
 function openInBrowser(url: string): void {
-  if (!URL.canParse(url) || !isWebAddress(new URL(url))) return void process.stderr.write(`capstan: not opening ${JSON.stringify(url)}: not an https address\n`);
+  if (!URL.canParse(url) || !isWebAddress(new URL(url))) return err(`capstan: not opening ${url}: not an https address\n`);
   const [command, ...args] = process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['rundll32', 'url.dll,FileProtocolHandler', url] : ['xdg-open', url];
   try {
     const child = spawn(command!, args, { stdio: 'ignore', detached: true });

@@ -13,10 +13,8 @@ import { coerceArg, parseArgumentsJson, splitArg } from './arguments';
 import { connect, CONNECTION_OPTIONS } from './connection';
 import { EXIT, GatewayError, OperatorError } from './errors';
 import { table } from './table';
+import { err, out, printJson } from './terminal';
 
-const out = (text: string) => void process.stdout.write(text);
-const err = (text: string) => void process.stderr.write(text);
-const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
 export async function toolsCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false } }, strict: true });

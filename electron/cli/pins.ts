@@ -13,10 +13,8 @@ import type { Client } from './client';
 import { connect, CONNECTION_OPTIONS } from './connection';
 import { EXIT, OperatorError } from './errors';
 import { table } from './table';
+import { err, out, printJson } from './terminal';
 
-const out = (text: string) => void process.stdout.write(text);
-const err = (text: string) => void process.stderr.write(text);
-const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
 export async function pinsCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;

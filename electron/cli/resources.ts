@@ -15,10 +15,8 @@ import { UsageError } from '../server';
 import { splitArg } from './arguments';
 import { connect, CONNECTION_OPTIONS } from './connection';
 import { table } from './table';
+import { err, out, printJson } from './terminal';
 
-const out = (text: string) => void process.stdout.write(text);
-const err = (text: string) => void process.stderr.write(text);
-const printJson = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
 const LIST_OPTIONS = { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false }, server: { type: 'string' } } as const;
 

@@ -5,6 +5,8 @@
  * to "M…"; a table that cannot fit even so wraps rather than losing its last columns. Without a
  * terminal (a pipe, a file) every value is printed whole.
  */
+import { visibleText } from '../../shared/visibleText';
+
 const MIN_COLUMN = 12;
 const GAP = '  ';
 
@@ -14,6 +16,8 @@ export function table(
   rows: readonly (readonly string[])[],
   width: number | undefined = process.stdout.isTTY ? process.stdout.columns : undefined,
 ): string {
+  // Cells as they will show (terminal.ts): measured and cut as stand-ins, never mid-sequence.
+  rows = rows.map((row) => row.map((text) => visibleText(text)));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   if (width !== undefined && width > 0) fit(widths, header, width);
   const cell = (text: string, column: number) => (text.length > widths[column]! ? `${text.slice(0, widths[column]! - 1)}…` : text);

@@ -11,6 +11,7 @@ import { AgentTokens } from '../store/agentTokens';
 import { openDatabase } from '../store/database';
 import { openExistingDatabase } from './database';
 import { table } from './table';
+import { out } from './terminal';
 
 export async function tokenCommand(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
@@ -41,7 +42,7 @@ export async function tokenCommand(args: string[]): Promise<void> {
     } else {
       const agents = tokens.list();
       if (agents.length === 0) return void process.stdout.write('No agent tokens. Make one with `capstan token create --name NAME`.\n');
-      process.stdout.write(table(['NAME', 'CREATED', 'LAST USED'], agents.map((agent) => [agent.name, agent.createdAt, agent.lastUsedAt ?? 'never'])));
+      out(table(['NAME', 'CREATED', 'LAST USED'], agents.map((agent) => [agent.name, agent.createdAt, agent.lastUsedAt ?? 'never'])));
     }
   } finally {
     db.close();

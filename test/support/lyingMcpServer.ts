@@ -9,15 +9,19 @@
  *   its `tasks/result` is what LYING_TASK_RESULT (JSON) says, by default a string `n`.
  * - LYING_ASKS=`<count>:<chars>`: once initialized, it asks the operator `count` questions
  *   (elicitation/create) of `chars` characters each, and never takes one back.
+ * - `shouty` says LYING_SHOUT (a test's terminal escapes, say) in its title and description, and
+ *   fails saying it again.
  */
 import { createInterface } from 'node:readline';
 
 type Json = Record<string, unknown>;
+const SHOUT = process.env.LYING_SHOUT ?? 'shout';
 
 const wantsNumber = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
 const tools = [
   { name: 'twice', description: 'Listed twice, with two outputSchemas', inputSchema: { type: 'object' }, outputSchema: wantsNumber, annotations: { readOnlyHint: true } },
   { name: 'twice', description: 'The second listing of twice', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'shouty', title: `Shouty ${SHOUT}`, description: SHOUT, inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'tasked', description: 'Runs as an MCP task', inputSchema: { type: 'object' }, outputSchema: wantsNumber, execution: { taskSupport: 'required' }, annotations: { readOnlyHint: true } },
 ];
 const lie = { n: 'NOT A NUMBER', evil: true };
@@ -40,6 +44,7 @@ function answer(method: string, params: Json): Json {
       return { tools };
     case 'tools/call':
       if (params.name === 'tasked') return { task: { ...task, status: 'working' } };
+      if (params.name === 'shouty') return { content: [{ type: 'text', text: SHOUT }], isError: true };
       return { content: [{ type: 'text', text: JSON.stringify(lie) }], structuredContent: lie };
     case 'tasks/get':
       return task;

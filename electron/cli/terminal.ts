@@ -1,0 +1,27 @@
+/**
+ * What the CLI prints for a person. Much of it comes from elsewhere: an MCP server's titles,
+ * descriptions, results and logs, a skill, a script, an agent's task titles, an error's message.
+ * It is shown, never acted on: every control character but newline and tab, and every
+ * bidirectional or invisible format character, becomes a visible stand-in (shared/visibleText.ts),
+ * so nothing printed can write the clipboard (OSC 52), retitle the window, clear or rewrite the
+ * screen, hide the lines after it, or reorder what a line says. One place, so that no command has
+ * to remember it. A JSON line keeps those characters as JSON escapes instead: the same values for
+ * whatever reads it. `capstan mcp` never prints through here: its stdout is a protocol.
+ */
+import { visibleText } from '../../shared/visibleText';
+
+export const out = (text: string): void => void process.stdout.write(visibleText(text, { keepNewlines: true }));
+export const err = (text: string): void => void process.stderr.write(visibleText(text, { keepNewlines: true }));
+
+/** What JSON.stringify leaves as it is that a terminal acts on or hides: C1 controls, bidirectional and invisible format characters. */
+const JSON_UNESCAPED = /[\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB]/g;
+
+/** A value as JSON (indented by `indent`), every character a terminal could act on written as a JSON escape. */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(JSON_UNESCAPED, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `--json`: the value, indented, on stdout. */
+export const printJson = (value: unknown): void => void process.stdout.write(`${jsonText(value, 2)}\n`);
+/** One value a line (a stream of them: the ledger, a server's log). */
+export const printJsonLine = (value: unknown): void => void process.stdout.write(`${jsonText(value)}\n`);
