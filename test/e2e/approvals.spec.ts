@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from '@playwright/test';
 import type { CapstanServer } from './capstanServer';
 import { expect, test } from './fixtures';
+import { fixtureStdio, mcpConfig, providerState } from './mcpServers';
 
 interface Target {
   url: string;
@@ -214,4 +215,29 @@ notifiedTest('a waiting call shows in the header, the title and a notification; 
   await expect(page).toHaveTitle('Capstan');
   await expect(indicator).toHaveCount(0);
   expect(target.received).toEqual(['/health']);
+});
+
+approvalsTest.describe('an MCP server’s tool in the queue', () => {
+  approvalsTest.use({ serveConfig: mcpConfig({ fixture: fixtureStdio() }) });
+
+  approvalsTest('is named by its id, and its arguments show a right-to-left override and a zero-width space for what they are', async ({ consolePage, page, capstan, agentToken }) => {
+    void consolePage;
+    await providerState(capstan, 'fixture', 'ready');
+    // `plain` declares no annotations: Capstan takes it as destructive, so an agent's call waits for approval.
+    const text = 'invoice_\u202Efdp.sh\u202C zero\u200Bwidth';
+    const call = fetch(`${capstan.origin}/tools/call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'fixture:plain', arguments: { text } }),
+    });
+    const panel = await openApprovals(page);
+    // Not `plain` alone, which another server's tool, or a builtin, could be named too.
+    const card = panel.getByRole('article', { name: 'agent:e2e-agent asks to run fixture:plain' });
+    await expect(card).toBeVisible();
+    const shown = (await card.getByTestId('approval-arguments').textContent()) ?? '';
+    expect(shown).toContain('invoice_\\u{202E}fdp.sh\\u{202C} zero\\u{200B}width');
+    expect(shown).not.toMatch(/[\u200B\u202A-\u202E]/);
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect((await call).status).toBe(403);
+  });
 });

@@ -126,13 +126,13 @@ harnTest('Harn v0.7.50: its permission request and a request_approval are approv
   await page.getByRole('tablist', { name: 'Activity views' }).getByRole('tab', { name: /^Approvals/ }).click();
   const approvals = page.getByRole('tabpanel', { name: /^Approvals/ });
   // v0.7.50 sends no options: the operator still sees the tool, its arguments, the policy and the declared paths.
-  const permission = approvals.getByRole('article', { name: 'agent:harn.release asks to run write_file' });
+  const permission = approvals.getByRole('article', { name: 'agent:harn.release asks to run harn.permission:write_file' });
   await expect(permission).toBeVisible();
   await expect(permission.getByTestId('approval-arguments')).toContainText('CHANGELOG.md');
   await expect(permission).toContainText('Declared paths: CHANGELOG.md');
   await permission.getByRole('button', { name: 'Approve and run' }).click();
 
-  const approval = approvals.getByRole('article', { name: 'agent:harn.release asks to run request_approval' });
+  const approval = approvals.getByRole('article', { name: 'agent:harn.release asks to run harn.hitl:approval' });
   await expect(approval).toBeVisible({ timeout: 15_000 });
   await expect(approval.getByTestId('approval-arguments')).toContainText('tag release 1.2.0');
   await approval.getByRole('button', { name: 'Approve and run' }).click();

@@ -13,6 +13,7 @@ import { ErrorNotice } from '../../ui/ErrorNotice';
 import { shortTaskId } from '../../ui/format';
 import { Icon } from '../../ui/Icon';
 import { formatJson } from '../../ui/JsonBlock';
+import { visibleText } from '../../../shared/visibleText';
 import { useNow } from '../../ui/useNow';
 import { useDecideApproval } from './useApprovals';
 
@@ -21,6 +22,9 @@ export function span(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ''}`;
 }
+
+/** The tool as the call names it: a builtin by its name, any other by its id, so one server's tool never passes for another's or a builtin. */
+export const reviewedName = (tool: ApprovalView['tool']) => (tool.id.startsWith('builtin:') ? tool.name : tool.id);
 
 export function ApprovalCard({ approval }: { approval: ApprovalView }) {
   const now = useNow();
@@ -38,18 +42,18 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
 
   return (
     // Focusable by script: opening the queue from the header or with `a` brings the oldest here.
-    <article className="approval" aria-label={`${principal} asks to run ${tool.name}`} data-approval-id={id} tabIndex={-1}>
+    <article className="approval" aria-label={`${principal} asks to run ${reviewedName(tool)}`} data-approval-id={id} tabIndex={-1}>
       <header className="approval__header">
         <Icon name="hourglass" />
         <span>
-          <strong>{principal}</strong> asks to run <code className="review__tool">{tool.name}</code>
+          <strong>{principal}</strong> asks to run <code className="review__tool">{reviewedName(tool)}</code>
         </span>
         <span className="muted approval__clock" title={`Requested ${approval.requestedAt}, expires ${approval.expiresAt}`}>
           asked {span(now - Date.parse(approval.requestedAt))} ago · {left > 0 ? `expires in ${span(left)}` : 'expiring'}
         </span>
       </header>
       <dl className="review">
-        <ToolReviewRows shownName={tool.name} title={tool.title} riskLevel={tool.riskLevel} mutating={tool.mutating} />
+        <ToolReviewRows shownName={reviewedName(tool)} title={tool.title} riskLevel={tool.riskLevel} mutating={tool.mutating} />
         <div className="review__row">
           <dt>Where</dt>
           <dd>
@@ -67,12 +71,13 @@ export function ApprovalCard({ approval }: { approval: ApprovalView }) {
           <dt>Arguments, exactly as they will be sent</dt>
           <dd>
             <pre className="json-block" tabIndex={0} aria-label="Arguments JSON" data-testid="approval-arguments">
-              <code>{formatJson(approval.arguments)}</code>
+              {/* Exactly as sent, and as they read: a right-to-left override or a zero-width character shows as what it is. */}
+              <code>{visibleText(formatJson(approval.arguments), { keepNewlines: true })}</code>
             </pre>
           </dd>
         </div>
       </dl>
-      <p className="muted">{tool.description}</p>
+      <p className="muted">{visibleText(tool.description, { keepNewlines: true })}</p>
       <div className="approval__decide">
         <label htmlFor={noteId} className="approval__note">
           Note for the agent (optional)

@@ -64,7 +64,8 @@ function ShownText({ text, label }: { text: string; label: string }) {
 function DownloadLink({ part }: { part: Part }) {
   const url = useMemo(() => {
     const bytes = part.blob !== undefined ? Uint8Array.from(atob(part.blob), (char) => char.charCodeAt(0)) : new TextEncoder().encode(part.text ?? '');
-    return URL.createObjectURL(new Blob([bytes], { type: part.mimeType ?? 'application/octet-stream' }));
+    // Never the server's type: a text/html blob opened as a page would run its scripts in the console's origin.
+    return URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
   }, [part]);
   useEffect(() => () => URL.revokeObjectURL(url), [url]);
   const name = decodeURIComponent(part.uri.split(/[/?#]/).filter(Boolean).at(-1) ?? 'resource').replace(/[^\w.-]+/g, '_') || 'resource';

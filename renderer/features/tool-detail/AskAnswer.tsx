@@ -16,6 +16,7 @@ import { useTransport } from '../../api/hooks';
 import { useNow } from '../../ui/useNow';
 import { useAnswerAsk } from '../approvals/useAsks';
 import './askAnswer.css';
+import { visibleText } from '../../../shared/visibleText';
 
 type Draft = Record<string, ElicitationValue | undefined>;
 
@@ -46,7 +47,7 @@ export function AskAnswer({ ask, headingLevel = 3 }: { ask: ServerAskView; headi
 }
 
 function Message({ text }: { text: string }) {
-  return <p className="ask__message">{text || <span className="muted">(the server gave no message)</span>}</p>;
+  return <p className="ask__message">{text ? visibleText(text, { keepNewlines: true }) : <span className="muted">(the server gave no message)</span>}</p>;
 }
 
 /** Accept / Decline / Cancel, the way every answer ends. */
@@ -112,13 +113,13 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
   const common = { id, 'aria-describedby': describedBy, 'aria-invalid': problem ? true : undefined, 'aria-required': required || undefined };
   const label = (
     <>
-      {title}
+      {visibleText(title)}
       {required && <span className="ask__required"> (required)</span>}
     </>
   );
   const hint = description && (
     <span id={hintId} className="form-field__hint">
-      {description}
+      {visibleText(description)}
     </span>
   );
   const error = problem && (
@@ -150,7 +151,7 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
               checked={chosen.includes(option.value)}
               onChange={(event) => onChange(event.target.checked ? [...chosen, option.value] : chosen.filter((item) => item !== option.value))}
             />
-            {option.title}
+            {visibleText(option.title)}
           </label>
         ))}
         {hint}
@@ -165,7 +166,7 @@ function AskField({ id, described, value, problem, onChange }: { id: string; des
         <option value="">{required ? 'Choose…' : '(none)'}</option>
         {field.options.map((option) => (
           <option key={option.value} value={option.value}>
-            {option.title}
+            {visibleText(option.title)}
           </option>
         ))}
       </select>
@@ -205,9 +206,12 @@ function UrlAnswer({ ask }: { ask: ServerAskView }) {
   const url = ask.url ?? '';
   let host = '';
   let openable = false;
+  // Shown as the URL parser writes it (a right-to-left override in the path percent-encoded, the host in ASCII), or as text with its controls visible.
+  let shownUrl = visibleText(url);
   try {
     const parsed = new URL(url);
     host = parsed.host;
+    shownUrl = parsed.href;
     openable = parsed.protocol === 'https:' || parsed.protocol === 'http:';
   } catch {
     // Not a URL at all: shown as given, never opened.
@@ -220,7 +224,7 @@ function UrlAnswer({ ask }: { ask: ServerAskView }) {
     <div className="ask__form">
       <Message text={ask.message} />
       <p className="ask__url">
-        <span className="muted">The page:</span> <code data-testid="ask-url">{url}</code>
+        <span className="muted">The page:</span> <code data-testid="ask-url">{shownUrl}</code>
         {host && (
           <span className="muted">
             {' '}

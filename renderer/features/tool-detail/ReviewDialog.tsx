@@ -11,6 +11,7 @@ import { ToolReviewRows } from '../../ui/ToolReviewRows';
 import { Dialog } from '../../ui/Dialog';
 import { formatJson } from '../../ui/JsonBlock';
 import { callName } from '../executions/useExecuteTool';
+import { visibleText } from '../../../shared/visibleText';
 
 interface ReviewDialogProps {
   tool: ToolDescriptor;
@@ -61,7 +62,7 @@ export function ReviewDialog({ tool, args, problems = [], onCancel, onConfirm }:
           <dt>Arguments, exactly as they will be sent</dt>
           <dd>
             <pre className="json-block" aria-label="Arguments JSON" data-testid="review-arguments">
-              <code>{formatJson(args ?? {})}</code>
+              <code>{visibleText(formatJson(args ?? {}), { keepNewlines: true })}</code>
             </pre>
           </dd>
         </div>
@@ -81,7 +82,7 @@ export function ReviewDialog({ tool, args, problems = [], onCancel, onConfirm }:
         </div>
       )}
       <p className="muted">
-        {tool.description}{' '}
+        {visibleText(tool.description, { keepNewlines: true })}{' '}
         {transport.kind === 'ipc'
           ? 'Capstan will ask you once more in a system dialog before it runs.'
           : 'The gateway binds this confirmation to these exact arguments; it is single-use and expires after a minute.'}
