@@ -50,8 +50,19 @@ const DeclaredResource = z.object({
   _meta: Meta,
 });
 
+/**
+ * The most expressions a URI template may have. Each becomes part of the pattern a URI is
+ * matched with (templateMatcher), and a template of hundreds made every read by URI cost seconds
+ * of the event loop; real templates have a handful.
+ */
+export const MAX_TEMPLATE_EXPRESSIONS = 32;
+
 const DeclaredTemplate = z.object({
-  uriTemplate: z.string().min(1).max(8192),
+  uriTemplate: z
+    .string()
+    .min(1)
+    .max(8192)
+    .refine((template) => [...template.matchAll(/\{[^}]{1,512}\}/g)].length <= MAX_TEMPLATE_EXPRESSIONS, { message: `has more than ${MAX_TEMPLATE_EXPRESSIONS} expressions` }),
   name: Text,
   title: Text.optional(),
   description: Text.optional(),
@@ -216,6 +227,19 @@ export function templateVariables(uriTemplate: string): string[] {
  * operator may expand to (`{x}` one path segment's characters, `{+x}`/`{#x}` anything, `{?x}`/`{&x}` a query part).
  */
 export function templateMatcher(uriTemplate: string): (uri: string) => boolean {
+  // Asked for every template a read by URI might mean, at every read: each compiled once.
+  let matcher = matchers.get(uriTemplate);
+  if (!matcher) {
+    if (matchers.size >= MAX_MATCHERS_KEPT) matchers.clear();
+    matchers.set(uriTemplate, (matcher = compileTemplate(uriTemplate)));
+  }
+  return matcher;
+}
+
+const matchers = new Map<string, (uri: string) => boolean>();
+const MAX_MATCHERS_KEPT = 4096;
+
+function compileTemplate(uriTemplate: string): (uri: string) => boolean {
   const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, (c) => `\\${c}`);
   let pattern = '^';
   let last = 0;

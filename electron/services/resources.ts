@@ -174,10 +174,15 @@ export class ResourceService {
       throw new CapstanError('LIMIT_REACHED', `the gateway already follows ${MAX_RESOURCE_SUBSCRIPTIONS} resources; stop following one first`, { what: 'resourceSubscriptions', limit: MAX_RESOURCE_SUBSCRIPTIONS });
     }
     const { events } = this.parts;
-    const stop = await this.#provider(contract).follow(contract.uri, (uri) =>
-      events.publish({ type: 'resourceUpdated', id, provider: contract.provider, uri, at: new Date().toISOString() }),
-    );
-    this.#subscriptions.set(id, { stop, holders: 1 });
+    const announce = atMostOncePer(UPDATE_EVERY_MS, (uri: string) => events.publish({ type: 'resourceUpdated', id, provider: contract.provider, uri, at: new Date().toISOString() }));
+    const stop = await this.#provider(contract).follow(contract.uri, announce.call);
+    this.#subscriptions.set(id, {
+      stop: async () => {
+        announce.cancel();
+        await stop();
+      },
+      holders: 1,
+    });
     return this.subscriptions();
   }
 
@@ -340,4 +345,40 @@ function bounded<T>(value: T, capability: string, limit: number): { value: T; by
   const bytes = Buffer.byteLength(JSON.stringify(value));
   if (bytes > limit) throw new CapstanError('RESULT_TOO_LARGE', `${capability} answered ${bytes} bytes of JSON, over its server's limit of ${limit} (maxResultBytes)`, { size: bytes, limit });
   return { value, bytes };
+}
+
+/**
+ * How often a followed resource's change is announced at most. A server may send
+ * resources/updated without pause; each would be an event to every console and client, and a
+ * client that cannot keep up is dropped from the stream, missing every other event too.
+ */
+const UPDATE_EVERY_MS = 1_000;
+
+/**
+ * Calls `announce` at once, then at most once per `everyMs` for as long as calls keep coming:
+ * the last of each window, at its end, so the latest change is never left unannounced.
+ */
+function atMostOncePer<T>(everyMs: number, announce: (value: T) => void): { call(value: T): void; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let waiting: { value: T } | undefined;
+  const close = () => {
+    timer = undefined;
+    if (!waiting) return;
+    const { value } = waiting;
+    waiting = undefined;
+    announce(value);
+    timer = setTimeout(close, everyMs);
+  };
+  return {
+    call(value) {
+      if (timer) return void (waiting = { value });
+      announce(value);
+      timer = setTimeout(close, everyMs);
+    },
+    cancel() {
+      clearTimeout(timer);
+      timer = undefined;
+      waiting = undefined;
+    },
+  };
 }

@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { waitForProvider } from '../support/mcp';
 import type { ServerAskView } from '../../shared/serverAsks';
+import type { CapstanEvent } from '../../shared/events';
 import { MAX_ASK_BYTES, MAX_PENDING_ASKS_PER_SERVER } from '../../electron/services/serverAsks';
+import { MAX_DECLARED_PER_LIST } from '../../electron/providers/mcp/resources';
 
 const LYING = fileURLToPath(new URL('../support/lyingMcpServer.ts', import.meta.url));
 let gw: TestGateway | undefined;
@@ -82,5 +84,38 @@ describe('a server that asks the operator without end', () => {
     await until('the fair question', async () => (await pendingAsks('polite')).length === 1);
     await until('the big ones refused', async () => (await refusals('lying')) === 3);
     expect(await pendingAsks('lying')).toEqual([]);
+  });
+});
+
+describe('a server that lists without end', () => {
+  it('has the first ten thousand of its resources kept, and a diagnostic says how many it listed', async () => {
+    const { host } = await lyingGateway({ LYING_RESOURCES: String(MAX_DECLARED_PER_LIST + 50) });
+    const resources = () => host.catalog.entries().filter((entry) => entry.contract.provider === 'lying' && entry.contract.kind === 'resource');
+    for (const started = Date.now(); resources().length === 0; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() - started > 20_000) throw new Error('no resources listed');
+    }
+    expect(resources()).toHaveLength(MAX_DECLARED_PER_LIST);
+    const diagnostics = ((await (await gw!.request('/diagnostics')).json()) as { diagnostics: { provider: string; reason: string }[] }).diagnostics;
+    expect(diagnostics).toContainEqual(expect.objectContaining({ provider: 'lying', reason: expect.stringContaining(`the server lists ${MAX_DECLARED_PER_LIST + 50} resources: the first ${MAX_DECLARED_PER_LIST} are kept`) }));
+  });
+});
+
+describe('a server that says a followed resource changed without pause', () => {
+  it('has its changes announced at most once a second, not once a message', async () => {
+    const { host } = await lyingGateway({ LYING_RESOURCES: '1', LYING_UPDATES: '5000' });
+    const announced: CapstanEvent[] = [];
+    host.events.subscribe((event) => void (event.type === 'resourceUpdated' && announced.push(event)));
+    for (const started = Date.now(); !host.catalog.entries().some((entry) => entry.contract.kind === 'resource'); await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() - started > 20_000) throw new Error('no resource listed');
+    }
+    const id = host.catalog.entries().find((entry) => entry.contract.kind === 'resource' && entry.contract.provider === 'lying')!.contract.id;
+    expect((await gw!.request('/resources/subscriptions', { method: 'POST', body: { id, subscribed: true } })).status).toBe(200);
+    // The flood is all sent at once: one announcement at once, the last of it a second later (or a
+    // few, on a machine slow to read five thousand messages), never one per message.
+    for (const started = Date.now(); announced.length < 2; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() - started > 10_000) throw new Error(`${announced.length} announcements`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(announced.length).toBeLessThanOrEqual(6);
   });
 });

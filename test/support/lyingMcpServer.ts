@@ -9,6 +9,8 @@
  *   its `tasks/result` is what LYING_TASK_RESULT (JSON) says, by default a string `n`.
  * - LYING_ASKS=`<count>:<chars>`: once initialized, it asks the operator `count` questions
  *   (elicitation/create) of `chars` characters each, and never takes one back.
+ * - LYING_RESOURCES=`<count>`: it lists that many resources, in one page; once one is followed,
+ *   it says it changed LYING_UPDATES times (notifications/resources/updated) without pause.
  * - `shouty` says LYING_SHOUT (a test's terminal escapes, say) in its title and description, and
  *   fails saying it again.
  */
@@ -35,7 +37,7 @@ function answer(method: string, params: Json): Json {
     case 'initialize':
       return {
         protocolVersion: '2025-11-25',
-        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
+        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} }, ...(process.env.LYING_RESOURCES ? { resources: { subscribe: true } } : {}) },
         serverInfo: { name: 'lying', version: '1.0.0' },
       };
     case 'ping':
@@ -46,6 +48,15 @@ function answer(method: string, params: Json): Json {
       if (params.name === 'tasked') return { task: { ...task, status: 'working' } };
       if (params.name === 'shouty') return { content: [{ type: 'text', text: SHOUT }], isError: true };
       return { content: [{ type: 'text', text: JSON.stringify(lie) }], structuredContent: lie };
+    case 'resources/list':
+      return { resources: Array.from({ length: Number(process.env.LYING_RESOURCES ?? 0) }, (_, n) => ({ uri: `lie://resource/${n}`, name: `resource ${n}` })) };
+    case 'resources/subscribe':
+      setImmediate(() => {
+        for (let n = 0; n < Number(process.env.LYING_UPDATES ?? 0); n += 1) send({ method: 'notifications/resources/updated', params: { uri: params.uri } });
+      });
+      return {};
+    case 'resources/templates/list':
+      return { resourceTemplates: [] };
     case 'tasks/get':
       return task;
     case 'tasks/result':

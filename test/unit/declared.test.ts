@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DeclaredError,
+  MAX_TEMPLATE_EXPRESSIONS,
   promptContract,
   promptName,
   resourceContract,
@@ -56,6 +57,13 @@ describe('declared contracts', () => {
   it('refuse a declaration that does not fit, saying which', () => {
     expect(() => resourceContract('s', { name: 'no uri' })).toThrow(DeclaredError);
     expect(() => promptContract('s', { name: 'p', arguments: 'city' })).toThrow(/prompt "p" is invalid: arguments/);
+  });
+
+  it('refuse a template of more expressions than a URI template needs, and compile each template once however often a read asks', () => {
+    const expressions = (count: number) => Array.from({ length: count }, (_, index) => `{+v${index}}x`).join('');
+    expect(resourceTemplateContract('s', { uriTemplate: `t:${expressions(MAX_TEMPLATE_EXPRESSIONS)}`, name: 'many' }).variables).toHaveLength(MAX_TEMPLATE_EXPRESSIONS);
+    expect(() => resourceTemplateContract('s', { uriTemplate: `t:${expressions(MAX_TEMPLATE_EXPRESSIONS + 1)}`, name: 'too many' })).toThrow(/resource template "too many" is invalid: uriTemplate has more than 32 expressions/);
+    expect(templateMatcher('demo://{x}')).toBe(templateMatcher('demo://{x}'));
   });
 
   it('read a template: its variables, and the URIs it describes', () => {

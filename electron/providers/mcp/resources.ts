@@ -29,6 +29,9 @@ export function declaredCapabilities(client: Client): { resources: boolean; subs
   };
 }
 
+/** The most resources, templates or prompts kept of one server's listing. */
+export const MAX_DECLARED_PER_LIST = 10_000;
+
 /**
  * Every resource, template and prompt, across every page. Always fetched afresh (`refresh`): a
  * list is asked for because it changed. A server that fails one of the lists (some declare
@@ -47,10 +50,16 @@ export async function listDeclared(client: Client, timeoutMs: number): Promise<{
       return [];
     }
   };
+  // Kept up to a bound: each is a catalog entry, in every listing and search, held while the server is.
+  const bounded = <T>(what: string, all: T[]): T[] => {
+    if (all.length <= MAX_DECLARED_PER_LIST) return all;
+    problems.push(`the server lists ${all.length} ${what}: the first ${MAX_DECLARED_PER_LIST} are kept`);
+    return all.slice(0, MAX_DECLARED_PER_LIST);
+  };
   const [resources, resourceTemplates, prompts] = await Promise.all([
-    attempt('resources', offered.resources, async () => (await client.listResources(undefined, options)).resources),
-    attempt('resource templates', offered.resources, async () => (await client.listResourceTemplates(undefined, options)).resourceTemplates),
-    attempt('prompts', offered.prompts, async () => (await client.listPrompts(undefined, options)).prompts),
+    attempt('resources', offered.resources, async () => bounded('resources', (await client.listResources(undefined, options)).resources)),
+    attempt('resource templates', offered.resources, async () => bounded('resource templates', (await client.listResourceTemplates(undefined, options)).resourceTemplates)),
+    attempt('prompts', offered.prompts, async () => bounded('prompts', (await client.listPrompts(undefined, options)).prompts)),
   ]);
   return { lists: { resources, resourceTemplates, prompts }, problems };
 }
