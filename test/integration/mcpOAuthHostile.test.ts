@@ -83,6 +83,20 @@ function protectedServer(authorizationServers: () => string[]): Promise<string> 
   });
 }
 
+/** A data dir where Capstan signed in to `mcp` at `issuer` before (its token file, unsealed), as a gateway leaves it. */
+function signedInAt(issuer: string, mcp: string): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'capstan-oauth-hostile-'));
+  mkdirSync(join(dataDir, 'oauth'), { mode: 0o700 });
+  const record = {
+    clients: {},
+    tokens: { access_token: 'AT-ISSUED', token_type: 'Bearer', refresh_token: 'RT-ISSUED', issuer },
+    savedAt: Date.now(),
+    discovery: { authorizationServerUrl: issuer, resourceMetadata: { resource: `${mcp}/mcp`, authorization_servers: [issuer] }, authorizationServerMetadata: metadataOf(issuer) },
+  };
+  writeFileSync(join(dataDir, 'oauth', 'evil.json'), JSON.stringify({ version: 1, encryption: 'none', data: Buffer.from(JSON.stringify(record)).toString('base64') }), { mode: 0o600 });
+  return dataDir;
+}
+
 describe('where Capstan sends a person or a credential on a server’s word', () => {
   it('takes https addresses and http on this machine only', () => {
     for (const url of ['https://login.example/authorize', 'http://127.0.0.1:8080/authorize', 'http://localhost/a', 'http://[::1]:9/a']) expect(isWebAddress(new URL(url)), url).toBe(true);
@@ -108,15 +122,7 @@ describe('where Capstan sends a person or a credential on a server’s word', ()
     const newcomer = await authorizationServer('newcomer', { code_challenge_methods_supported: ['plain'] });
     let named = issuer;
     const mcp = await protectedServer(() => [named]);
-    const dataDir = mkdtempSync(join(tmpdir(), 'capstan-oauth-hostile-'));
-    mkdirSync(join(dataDir, 'oauth'), { mode: 0o700 });
-    const record = {
-      clients: {},
-      tokens: { access_token: 'AT-ISSUED', token_type: 'Bearer', refresh_token: 'RT-ISSUED', issuer },
-      savedAt: Date.now(),
-      discovery: { authorizationServerUrl: issuer, resourceMetadata: { resource: `${mcp}/mcp`, authorization_servers: [issuer] }, authorizationServerMetadata: metadataOf(issuer) },
-    };
-    writeFileSync(join(dataDir, 'oauth', 'evil.json'), JSON.stringify({ version: 1, encryption: 'none', data: Buffer.from(JSON.stringify(record)).toString('base64') }), { mode: 0o600 });
+    const dataDir = signedInAt(issuer, mcp);
     named = newcomer;
     gw = await startTestGateway({ dataDir, config: { mcpServers: { evil: { url: `${mcp}/mcp`, oauth: { clientId: 'issued-client', clientSecret: 'ISSUED-CLIENT-SECRET' } } } } });
     // The server's 401 sends the gateway to the newcomer's metadata, which it reads and saves.
@@ -133,15 +139,7 @@ describe('where Capstan sends a person or a credential on a server’s word', ()
   it('revokes at the issuer when it is the one the metadata names', async () => {
     const issuer = await authorizationServer('issuer');
     const mcp = await protectedServer(() => [issuer]);
-    const dataDir = mkdtempSync(join(tmpdir(), 'capstan-oauth-hostile-'));
-    mkdirSync(join(dataDir, 'oauth'), { mode: 0o700 });
-    const record = {
-      clients: {},
-      tokens: { access_token: 'AT-ISSUED', token_type: 'Bearer', refresh_token: 'RT-ISSUED', issuer },
-      savedAt: Date.now(),
-      discovery: { authorizationServerUrl: issuer, resourceMetadata: { resource: `${mcp}/mcp`, authorization_servers: [issuer] }, authorizationServerMetadata: metadataOf(issuer) },
-    };
-    writeFileSync(join(dataDir, 'oauth', 'evil.json'), JSON.stringify({ version: 1, encryption: 'none', data: Buffer.from(JSON.stringify(record)).toString('base64') }), { mode: 0o600 });
+    const dataDir = signedInAt(issuer, mcp);
     gw = await startTestGateway({ dataDir, config: { mcpServers: { evil: { url: `${mcp}/mcp`, oauth: { clientId: 'issued-client', clientSecret: 'ISSUED-CLIENT-SECRET' } } } } });
     const { body } = await send(gw, 'POST', '/mcp-servers/evil/sign-out');
     expect(body).toMatchObject({ revokedAtServer: true });
