@@ -14,6 +14,7 @@ import type { ServerAskView } from '../../shared/serverAsks';
 import type { CapstanEvent } from '../../shared/events';
 import { MAX_ASK_BYTES, MAX_PENDING_ASKS_PER_SERVER } from '../../electron/services/serverAsks';
 import { MAX_DECLARED_PER_LIST } from '../../electron/providers/mcp/resources';
+import { MAX_TOOLS_PER_SERVER } from '../../electron/providers/mcp/provider';
 
 const LYING = fileURLToPath(new URL('../support/lyingMcpServer.ts', import.meta.url));
 let gw: TestGateway | undefined;
@@ -88,6 +89,15 @@ describe('a server that asks the operator without end', () => {
 });
 
 describe('a server that lists without end', () => {
+  it('has the first ten thousand of its tools kept, and a diagnostic says how many it listed', async () => {
+    // Its four own tools, and twenty past the bound.
+    const { host } = await lyingGateway({ LYING_TOOLS: String(MAX_TOOLS_PER_SERVER + 20) });
+    // Less one: `twice`'s second listing is a duplicate name, a diagnostic rather than a tool.
+    expect(host.catalog.entries().filter((entry) => entry.contract.provider === 'lying' && entry.contract.kind === 'tool')).toHaveLength(MAX_TOOLS_PER_SERVER - 1);
+    const diagnostics = ((await (await gw!.request('/diagnostics')).json()) as { diagnostics: { provider: string; reason: string }[] }).diagnostics;
+    expect(diagnostics).toContainEqual(expect.objectContaining({ provider: 'lying', reason: expect.stringContaining(`the server lists ${MAX_TOOLS_PER_SERVER + 24} tools: the first ${MAX_TOOLS_PER_SERVER} are kept`) }));
+  }, 60_000);
+
   it('has the first ten thousand of its resources kept, and a diagnostic says how many it listed', async () => {
     const { host } = await lyingGateway({ LYING_RESOURCES: String(MAX_DECLARED_PER_LIST + 50) });
     const resources = () => host.catalog.entries().filter((entry) => entry.contract.provider === 'lying' && entry.contract.kind === 'resource');

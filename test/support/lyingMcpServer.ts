@@ -9,6 +9,7 @@
  *   its `tasks/result` is what LYING_TASK_RESULT (JSON) says, by default a string `n`.
  * - LYING_ASKS=`<count>:<chars>`: once initialized, it asks the operator `count` questions
  *   (elicitation/create) of `chars` characters each, and never takes one back.
+ * - LYING_TOOLS=`<count>`: that many more tools (`more-<n>`), in one page.
  * - LYING_RESOURCES=`<count>`: it lists that many resources, in one page; once one is followed,
  *   it says it changed LYING_UPDATES times (notifications/resources/updated) without pause.
  * - `shouty` says LYING_SHOUT (a test's terminal escapes, say) in its title and description, and
@@ -43,7 +44,7 @@ function answer(method: string, params: Json): Json {
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools };
+      return { tools: [...tools, ...Array.from({ length: Number(process.env.LYING_TOOLS ?? 0) }, (_, n) => ({ name: `more-${n}`, inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }))] };
     case 'tools/call':
       if (params.name === 'tasked') return { task: { ...task, status: 'working' } };
       if (params.name === 'shouty') return { content: [{ type: 'text', text: SHOUT }], isError: true };

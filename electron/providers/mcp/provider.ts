@@ -33,6 +33,9 @@ import { redact, secretValues } from './secrets';
 import type { McpSettings } from './settings';
 import { StderrTail } from './stderrTail';
 
+/** The most tools kept of one server's listing (#listTools). */
+export const MAX_TOOLS_PER_SERVER = 10_000;
+
 export const HEARTBEAT_MS = 30_000;
 export const RETRY_FIRST_MS = 1_000;
 export const RETRY_MAX_MS = 60_000;
@@ -178,14 +181,14 @@ export class McpServerProvider implements Provider {
       );
       if (attempt !== this.#attempt) return void (await watch.close());
       this.#watch = watch;
-      const tools = await this.#listTools(connection);
+      const { tools, cut } = await this.#listTools(connection);
       const problems = await connection.outputSchemas.prepare(tools);
       const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
       if (attempt !== this.#attempt) return;
       this.#tools = tools;
       this.#outputProblems = problems;
       this.#declared = declared.lists;
-      this.#declaredProblems = declared.problems;
+      this.#declaredProblems = [...cut, ...declared.problems];
       this.#refollow(watch);
       this.#connections += 1;
       this.#failures = 0;
@@ -268,24 +271,31 @@ export class McpServerProvider implements Provider {
     const connection = this.#connection;
     if (attempt !== this.#attempt || !connection) return;
     try {
-      const tools = await this.#listTools(connection);
+      const { tools, cut } = await this.#listTools(connection);
       const problems = await connection.outputSchemas.prepare(tools);
       const declared = await listDeclared(connection.client, this.#settings.timeoutMs);
       if (attempt !== this.#attempt) return;
       this.#tools = tools;
       this.#outputProblems = problems;
       this.#declared = declared.lists;
-      this.#declaredProblems = declared.problems;
+      this.#declaredProblems = [...cut, ...declared.problems];
       this.#onChange?.('contents');
     } catch (error) {
       this.parts.log.warn({ provider: this.name, reason: this.#reason(error) }, 'MCP server did not list its tools after list_changed');
     }
   }
 
-  /** Its tools, when it declares any: a server offering only resources or prompts is asked for none (it would answer Method not found). */
-  async #listTools(connection: McpConnection): Promise<Tool[]> {
-    if (connection.client.getServerCapabilities()?.tools === undefined) return [];
-    return connection.listTools(this.#settings.timeoutMs);
+  /**
+   * Its tools, when it declares any: a server offering only resources or prompts is asked for none
+   * (it would answer Method not found). The first MAX_TOOLS_PER_SERVER are kept, with a reason
+   * when there were more: each is compiled, pinned, searched and held in memory (20,000 took
+   * 850 MB), and no real server lists as many.
+   */
+  async #listTools(connection: McpConnection): Promise<{ tools: Tool[]; cut: string[] }> {
+    if (connection.client.getServerCapabilities()?.tools === undefined) return { tools: [], cut: [] };
+    const tools = await connection.listTools(this.#settings.timeoutMs);
+    if (tools.length <= MAX_TOOLS_PER_SERVER) return { tools, cut: [] };
+    return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), cut: [`the server lists ${tools.length} tools: the first ${MAX_TOOLS_PER_SERVER} are kept`] };
   }
 
   /**
