@@ -12,6 +12,8 @@ import { isAgent, OPERATOR } from '../../shared/principal';
 import type { Logger } from '../logger';
 import { dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallContext } from '../services/api';
 import type { AskOperator } from '../services/confirmation';
+import { visibleText } from '../../shared/visibleText';
+import { BODY_LIMIT_BYTES } from './http';
 
 /**
  * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
@@ -61,7 +63,13 @@ export function createIpcDispatcher({ handlers, logger, ask }: { handlers: ApiHa
     // Only Capstan's own window reaches this (main checks the sender): the operator, always.
     const context: CallContext = { requestId, log, principal: OPERATOR, confirm: dialog };
     if (!isOperationName(operation)) return errorEnvelope(new CapstanError('BAD_REQUEST', `unknown operation "${operation}"`), context);
-    const payload = operation === 'callTool' ? withoutConfirmation(rawPayload, log) : rawPayload;
+    let plain: unknown;
+    try {
+      plain = asJson(rawPayload);
+    } catch (error) {
+      return errorEnvelope(error as CapstanError, context);
+    }
+    const payload = operation === 'callTool' ? withoutConfirmation(plain, log) : plain;
     const answer = await dispatch(handlers, operation, payload, context);
     return answer.ok ? { ok: true, value: answer.value } : answer.envelope;
   };
@@ -73,6 +81,30 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const fieldOf = (payload: unknown, field: string): unknown => (isRecord(payload) ? payload[field] : undefined);
+
+/**
+ * The page's payload as HTTP would carry it: plain JSON, within the same 1 MiB. IPC clones
+ * structures, which keeps shared references (a few bytes that are a tree of 2^40 nodes to every
+ * check that walks them) and values JSON has no word for (a BigInt); a page that sends either is
+ * broken or hostile, and is told so rather than walked.
+ */
+function asJson(payload: unknown): unknown {
+  const seen = new Set<object>();
+  const pending: unknown[] = [payload];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (value === null || value === undefined || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') continue;
+    if (typeof value !== 'object') throw new CapstanError('BAD_REQUEST', `the payload holds a ${typeof value}, which JSON cannot carry`);
+    if (seen.has(value)) throw new CapstanError('BAD_REQUEST', 'the payload holds one object in two places, which JSON cannot carry');
+    seen.add(value);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) pending.push(child);
+  }
+  // An operation that takes nothing is sent nothing, as an HTTP GET has no body.
+  if (payload === undefined) return undefined;
+  const text = JSON.stringify(payload);
+  if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw new CapstanError('PAYLOAD_TOO_LARGE', `the payload is over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB of JSON`);
+  return JSON.parse(text) as unknown;
+}
 
 /** The page cannot confirm its own calls, so a `confirmation` it sends is dropped, not trusted. */
 function withoutConfirmation(payload: unknown, log: Logger): unknown {
@@ -100,11 +132,19 @@ export interface ConfirmationPrompt {
   approveId: number | undefined;
 }
 
-/** What the native confirmation dialog says: the tool, its risk and the exact arguments. */
+/**
+ * What the native confirmation dialog says: the tool, its risk and the exact arguments. The
+ * arguments (an agent's), the title and the description (a server's) are shown with their
+ * control, bidirectional and invisible characters as visible stand-ins, as everywhere else a call
+ * is reviewed: `alice\u202E0001$` must not read as `alice$1000` in the dialog that approves it.
+ */
 export function confirmationPrompt({ tool, arguments: args, requestId, principal }: CallReview): ConfirmationPrompt {
   // The operator is asked about an agent's call when approving it, about their own when running it.
   const agent = isAgent(principal) ? principal : undefined;
-  const json = JSON.stringify(args, null, 2);
+  const json = visibleText(JSON.stringify(args, null, 2), { keepNewlines: true });
+  const title = visibleText(tool.title);
+  // A builtin by its name, any other tool by its id: one server's tool never passes for another's or a builtin.
+  const name = tool.id.startsWith('builtin:') ? tool.name : tool.id;
   const reviewable = json.length <= MAX_REVIEWABLE_ARGUMENTS;
   const effect = tool.mutating ? 'changes state' : 'does not change state';
   const shown = reviewable
@@ -114,10 +154,10 @@ export function confirmationPrompt({ tool, arguments: args, requestId, principal
     options: {
       type: 'warning',
       title: agent ? 'Approve agent call' : 'Confirm tool call',
-      message: agent ? `Let ${agent} run ${tool.title} (${tool.name})?` : `Run ${tool.title} (${tool.name})?`,
-      detail: `Risk: ${tool.riskLevel} · ${effect}\n${tool.description}\n\n${shown}\n\nRequest ${requestId}`,
+      message: agent ? `Let ${agent} run ${title} (${name})?` : `Run ${title} (${name})?`,
+      detail: `Risk: ${tool.riskLevel} · ${effect}\n${visibleText(tool.description, { keepNewlines: true })}\n\n${shown}\n\nRequest ${requestId}`,
       // Cancel comes first and is the default, so Enter or Escape never runs the call.
-      buttons: reviewable ? ['Cancel', agent ? `Approve ${tool.name}` : `Run ${tool.name}`] : ['Cancel'],
+      buttons: reviewable ? ['Cancel', agent ? `Approve ${name}` : `Run ${name}`] : ['Cancel'],
       defaultId: 0,
       cancelId: 0,
       noLink: true,

@@ -121,6 +121,18 @@ describe('the IPC dispatcher over a real host', () => {
     expect(await dispatcher('listTools', { page: 2 })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST' } });
   });
 
+  it('takes a payload as HTTP would carry it: plain JSON within 1 MiB, never one object in two places or a BigInt', async () => {
+    const dispatcher = dispatcherWith(neverAsked);
+    // A few bytes to send, a tree of 2^40 nodes to walk: refused before anything walks it.
+    let shared: Record<string, unknown> = { leaf: 1 };
+    for (let depth = 0; depth < 40; depth += 1) shared = { a: shared, b: shared };
+    expect(await dispatcher('callTool', { tool: 'time_now', arguments: shared })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringContaining('one object in two places') } });
+    expect(await dispatcher('callTool', { tool: 'time_now', arguments: { x: 1n } })).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringContaining('bigint') } });
+    expect(await dispatcher('callTool', { tool: 'note_add', arguments: { text: 'x'.repeat(1024 * 1024) } })).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+    // What a page really sends still runs, an undefined field dropped as JSON drops it.
+    expect(await dispatcher('callTool', { tool: 'time_now', arguments: {}, sessionId: undefined })).toMatchObject({ ok: true });
+  });
+
   it('runs a tool call and keeps a well-formed requestId, replacing a bad one', async () => {
     const dispatcher = dispatcherWith(neverAsked);
     const kept = await dispatcher('callTool', { tool: 'time_now', arguments: {}, requestId: 'tool-registry-abc.1' });
@@ -273,6 +285,22 @@ describe('the confirmation prompt', () => {
     expect(options.cancelId).toBe(options.defaultId);
     expect(approveId).not.toBe(options.cancelId);
     expect(options.buttons[approveId ?? -1]).toMatch(/^Run/);
+  });
+
+  it("shows an agent's arguments and a server's words as they read, a server's tool by its id", () => {
+    const review: CallReview = {
+      ...request({ to: 'alice\u202E0001$\u202C', amount: '1\u200B0' }),
+      principal: 'agent:bot',
+      tool: { ...httpCheck, id: 'evil:pay', name: 'pay', title: 'Pay\u202E', description: 'Reads the clock.\u001b[8m' },
+    };
+    const { options } = confirmationPrompt(review);
+    expect(options.detail).toContain('"to": "alice\\u{202E}0001$\\u{202C}"');
+    expect(options.detail).toContain('"amount": "1\\u{200B}0"');
+    expect(options.detail).toContain('Reads the clock.␛[8m');
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    expect(`${options.message}${options.detail}${options.buttons.join('')}`).not.toMatch(/[\u001b\u200B\u202A-\u202E]/);
+    expect(options.message).toBe('Let agent:bot run Pay\\u{202E} (evil:pay)?');
+    expect(options.buttons).toEqual(['Cancel', 'Approve evil:pay']);
   });
 
   it('offers no way to approve arguments too long to review', () => {
