@@ -88,7 +88,9 @@ export async function traceCall(
         outcome ??= 'refused';
         const code = codeOf(error);
         span.setAttributes({ [A.errorType]: code, [A.errorCode]: code });
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        // The code, never the message: a message may quote what the caller sent or what a tool
+        // answered (as errorEnvelope keeps it out of the log), and spans leave for the collector.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: code });
         throw error;
       } finally {
         // The answer waited for the call's end to be durable: from the provider's answer to here.
@@ -118,7 +120,8 @@ export async function traceOperation<T>(telemetry: Telemetry, name: string, call
 /** Ends a step's span when its work settles, marking it failed when the work throws. */
 function settleSpan<T>(span: Span, body: () => T): T {
   const fail = (error: unknown) => {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    // The code only, as the call's span says (above).
+    span.setStatus({ code: SpanStatusCode.ERROR, message: codeOf(error) });
     span.setAttribute(A.errorType, codeOf(error));
   };
   try {

@@ -27,6 +27,9 @@ async function lyingGateway(env: Record<string, string> = {}, others: Record<str
   return gw;
 }
 
+/** The tools the lying server lists of its own (`twice` twice, `shouty`, `leaky`, `tasked`). */
+const LYING_OWN_TOOLS = 5;
+
 const pendingAsks = async (server: string) => ((await (await gw!.request('/asks')).json()) as { pending: ServerAskView[] }).pending.filter((ask) => ask.server === server);
 
 describe('a server whose answers do not hold to what it listed', () => {
@@ -90,12 +93,13 @@ describe('a server that asks the operator without end', () => {
 
 describe('a server that lists without end', () => {
   it('has the first ten thousand of its tools kept, and a diagnostic says how many it listed', async () => {
-    // Its four own tools, and twenty past the bound.
+    // Twenty past the bound, besides its own tools.
     const { host } = await lyingGateway({ LYING_TOOLS: String(MAX_TOOLS_PER_SERVER + 20) });
     // Less one: `twice`'s second listing is a duplicate name, a diagnostic rather than a tool.
     expect(host.catalog.entries().filter((entry) => entry.contract.provider === 'lying' && entry.contract.kind === 'tool')).toHaveLength(MAX_TOOLS_PER_SERVER - 1);
     const diagnostics = ((await (await gw!.request('/diagnostics')).json()) as { diagnostics: { provider: string; reason: string }[] }).diagnostics;
-    expect(diagnostics).toContainEqual(expect.objectContaining({ provider: 'lying', reason: expect.stringContaining(`the server lists ${MAX_TOOLS_PER_SERVER + 24} tools: the first ${MAX_TOOLS_PER_SERVER} are kept`) }));
+    const cut = diagnostics.find((diagnostic) => diagnostic.provider === 'lying' && diagnostic.reason.includes('tools: the first'))?.reason;
+    expect(cut).toMatch(new RegExp(`^the server lists ${MAX_TOOLS_PER_SERVER + 20 + LYING_OWN_TOOLS} tools: the first ${MAX_TOOLS_PER_SERVER} are kept$`));
   }, 60_000);
 
   it('has the first ten thousand of its resources kept, and a diagnostic says how many it listed', async () => {
@@ -127,5 +131,20 @@ describe('a server that says a followed resource changed without pause', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(announced.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("a server that quotes the operator's secret in an error", () => {
+  it('has it masked in the failure any caller, an agent too, is told', async () => {
+    const { host } = await lyingGateway({ LYING_API_KEY: 'ENVSECRET_1234567890' });
+    const agent = host.agents.create('curious').token;
+    const answer = await fetch(new URL('/tools/call', gw!.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'lying:leaky', arguments: {} }),
+    });
+    const { error } = (await answer.json()) as { error: { code: string; message: string } };
+    expect(error.message).toContain('upstream refused key=');
+    expect(JSON.stringify(error)).not.toContain('ENVSECRET_1234567890');
   });
 });

@@ -143,6 +143,21 @@ describe('telemetry over OTLP/HTTP protobuf', () => {
     expect(providerCall.startNs + 1_000_000n >= approvalSpan.endNs, times).toBe(true);
   });
 
+  it('says why a call failed by its code alone: what the caller sent or a tool answered stays out of every span', async () => {
+    const trace = '5a1e7c0de0000000000000000000a11c';
+    const refused = await fetch(`${gw.url}/tools/call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json', traceparent: `00-${trace}-1111111111111111-01` },
+      body: JSON.stringify({ tool: 'time_now', arguments: { timezone: 'ARGSECRET_tz_42' } }),
+    });
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'ARGUMENT_INVALID', message: expect.stringContaining('ARGSECRET_tz_42') });
+    await gw.host.telemetry.flush();
+    const spans = receiver.spans.filter((span) => span.traceId === trace);
+    expect(spans.length).toBeGreaterThan(0);
+    expect(spans.find((span) => span.parentSpanId === '1111111111111111')?.status).toEqual({ code: 2, message: 'ARGUMENT_INVALID' });
+    expect(JSON.stringify(spans, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))).not.toContain('ARGSECRET');
+  });
+
   it('makes a Harn run a span of its starter’s trace, handed to Harn as TRACEPARENT, with the script’s calls under it', async () => {
     const runTrace = '5e1f00d0c0ffee00aa11bb22cc33dd44';
     const transcript = join(dir, 'traced.jsonl');

@@ -12,6 +12,7 @@
  * - LYING_TOOLS=`<count>`: that many more tools (`more-<n>`), in one page.
  * - LYING_RESOURCES=`<count>`: it lists that many resources, in one page; once one is followed,
  *   it says it changed LYING_UPDATES times (notifications/resources/updated) without pause.
+ * - `leaky` fails with a protocol error that quotes its LYING_API_KEY (the operator's secret).
  * - `shouty` says LYING_SHOUT (a test's terminal escapes, say) in its title and description, and
  *   fails saying it again.
  */
@@ -24,6 +25,7 @@ const wantsNumber = { type: 'object', properties: { n: { type: 'number' } }, req
 const tools = [
   { name: 'twice', description: 'Listed twice, with two outputSchemas', inputSchema: { type: 'object' }, outputSchema: wantsNumber, annotations: { readOnlyHint: true } },
   { name: 'twice', description: 'The second listing of twice', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+  { name: 'leaky', description: 'Fails quoting its key', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'shouty', title: `Shouty ${SHOUT}`, description: SHOUT, inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'tasked', description: 'Runs as an MCP task', inputSchema: { type: 'object' }, outputSchema: wantsNumber, execution: { taskSupport: 'required' }, annotations: { readOnlyHint: true } },
 ];
@@ -48,6 +50,7 @@ function answer(method: string, params: Json): Json {
     case 'tools/call':
       if (params.name === 'tasked') return { task: { ...task, status: 'working' } };
       if (params.name === 'shouty') return { content: [{ type: 'text', text: SHOUT }], isError: true };
+      if (params.name === 'leaky') throw new Error(`upstream refused key=${process.env.LYING_API_KEY ?? ''}`);
       return { content: [{ type: 'text', text: JSON.stringify(lie) }], structuredContent: lie };
     case 'resources/list':
       return { resources: Array.from({ length: Number(process.env.LYING_RESOURCES ?? 0) }, (_, n) => ({ uri: `lie://resource/${n}`, name: `resource ${n}` })) };

@@ -401,7 +401,13 @@ export class McpServerProvider implements Provider {
           void connection.close();
         };
         const { graceMs, progressFor } = this.parts;
-        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool, args, context);
+        // A failure's message reaches the caller, an agent as well: the server's entry's secrets
+        // in it (an HTTP error body echoing the Authorization header or the URL's key) are masked,
+        // as its status reasons are.
+        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool, args, context).catch((error: unknown) => {
+          if (error instanceof Error) error.message = redact(error.message, this.#secrets);
+          throw error;
+        });
       },
     };
   }
