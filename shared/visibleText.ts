@@ -14,7 +14,7 @@
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const EVERY = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
 // eslint-disable-next-line no-control-regex -- as above
-const WITHOUT_NEWLINE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
+export const WITHOUT_NEWLINE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/gu;
 
 /**
  * Replaces what a text viewer would act on with what shows it: C0 controls but tab as their

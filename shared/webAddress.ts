@@ -1,6 +1,7 @@
 /** Which addresses are this machine, and which a server may send a person or a credential to. */
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+/** The names and addresses of this machine a Host header or URL may give. */
+export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1']);
 
 /** Whether `host` (a name or an address, without brackets) is this machine: a loopback name or address. */
 export const isLoopbackHost = (host: string): boolean => LOOPBACK_NAMES.has(host.toLowerCase()) || host.startsWith('127.');

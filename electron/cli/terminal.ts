@@ -8,19 +8,18 @@
  * to remember it. A JSON line keeps those characters as JSON escapes instead: the same values for
  * whatever reads it. `capstan mcp` never prints through here: its stdout is a protocol.
  */
-import { visibleText } from '../../shared/visibleText';
+import { visibleText, WITHOUT_NEWLINE } from '../../shared/visibleText';
 
 export const out = (text: string): void => void process.stdout.write(visibleText(text, { keepNewlines: true }));
 export const err = (text: string): void => void process.stderr.write(visibleText(text, { keepNewlines: true }));
 
-/** What JSON.stringify leaves as it is that a terminal acts on or hides: C1 controls, bidirectional and invisible format characters, tag characters. */
-const JSON_UNESCAPED = /[\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
-
 /** A value as JSON (indented by `indent`), every character a terminal could act on written as a JSON escape. */
 export function jsonText(value: unknown, indent?: number): string {
-  // A tag character is a surrogate pair: each half written as its own escape, as JSON spells it.
+  // What visibleText shows as stand-ins, as JSON escapes instead (C0 controls are escaped already,
+  // and an indented line's newline is JSON's own); a tag character is a surrogate pair, each half
+  // its own escape, as JSON spells it.
   const escape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  return JSON.stringify(value, null, indent).replace(JSON_UNESCAPED, (found) => found.split('').map(escape).join(''));
+  return JSON.stringify(value, null, indent).replace(WITHOUT_NEWLINE, (found) => found.split('').map(escape).join(''));
 }
 
 /** `--json`: the value, indented, on stdout. */

@@ -1,8 +1,7 @@
 /** The DNS-rebinding defence: which `Host` and `Origin` headers name this gateway. */
 import { isIP } from 'node:net';
-import { isLoopbackHost, isWebAddress } from '../../shared/webAddress';
+import { isLoopbackHost, isWebAddress, LOOPBACK_NAMES } from '../../shared/webAddress';
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 const WILDCARDS = new Set(['0.0.0.0', '::']);
 
 /**
