@@ -25,7 +25,7 @@
  *   name: its `structuredContent` against that tool's `outputSchema`, and a task's result, which
  *   the SDK does not check, as a tools/call result first.
  */
-import { isCallToolResult, TRACEPARENT_META_KEY, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { isCallToolResult, specTypeSchemas, TRACEPARENT_META_KEY, type CallToolResult, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { CapstanError } from '../../../shared/errors';
 import { OutcomeUnknownError, type ToolRunContext } from '../../catalog/tool';
 import { isConnectionLost, isTimeout, type McpConnection } from './connection';
@@ -92,27 +92,25 @@ export async function callMcpTool(parts: CallParts, tool: Tool, args: Record<str
       });
       result = checkedTaskResult(payload, tool, connection, capability);
     } else {
-      result = await connection.client.callTool(
-        { name: tool.name, arguments: args, _meta: meta },
-        {
-          // The catalog's tool, for its outputSchema (see above) and its declared request headers.
-          toolDefinition: tool,
-          signal,
-          timeout: settings.timeoutMs,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: settings.toolTimeoutMs,
-          onprogress: ({ progress, total, message }) => {
-            lastHeard = Date.now();
-            report({
-              progress,
-              total: total ?? null,
-              message: message ?? null,
-              startedAt: new Date(started).toISOString(),
-              deadlineAt: deadline(),
-            });
-          },
+      const options: RequestOptions = {
+        signal,
+        timeout: settings.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: settings.toolTimeoutMs,
+        onprogress: ({ progress, total, message }) => {
+          lastHeard = Date.now();
+          report({ progress, total: total ?? null, message: message ?? null, startedAt: new Date(started).toISOString(), deadlineAt: deadline() });
         },
-      );
+      };
+      const params = { name: tool.name, arguments: args, _meta: meta };
+      result =
+        connection.client.getProtocolEra() === 'modern'
+          ? // The catalog's tool, for its outputSchema (see above) and the request headers it declares, which a 2026-era call mirrors.
+            await connection.client.callTool(params, { ...options, toolDefinition: tool })
+          : // callTool would look the result's schema up by probing the SDK's registry with `undefined`
+            // and formatting the failure, on every call (a thirtieth of a gateway's CPU under agents'
+            // calls); named here, with the outputSchema checked as a task's result is.
+            checkedResult(await connection.client.request({ method: 'tools/call', params }, specTypeSchemas.CallToolResult, options), tool, connection, capability);
     }
   } catch (error) {
     // A task the server says it cancelled did stop: cancelled, whether or not it could write.
@@ -155,16 +153,17 @@ async function stopped(error: unknown, { connection, settings, graceMs, onUnreac
   return new CapstanError('TOOL_FAILED', `${capability} had no answer or progress within ${settings.timeoutMs} ms (or ran past ${settings.toolTimeoutMs} ms in all); the server was told to stop`);
 }
 
-/**
- * A task's result, as the SDK checks a tools/call result (which it does not do for `tasks/result`):
- * a tools/call result, whose `structuredContent` matches the tool's `outputSchema`, if it has one,
- * unless it reports an error.
- */
+/** A task's result (which the SDK does not check for `tasks/result`) is a tools/call result first. */
 function checkedTaskResult(payload: unknown, tool: Tool, connection: McpConnection, capability: string): CallToolResult {
   const result = { ...(payload as object), content: (payload as { content?: unknown }).content ?? [] };
   if (!isCallToolResult(result)) throw new CapstanError('TOOL_FAILED', `${capability}: the server's task result is not a tools/call result`);
+  return checkedResult(result, tool, connection, capability);
+}
+
+/** A tools/call result's `structuredContent` matches the tool's `outputSchema`, if it has one, unless it reports an error. */
+function checkedResult(result: CallToolResult, tool: Tool, connection: McpConnection, capability: string): CallToolResult {
   if (!tool.outputSchema || result.isError) return result;
-  if (result.structuredContent === undefined) throw new CapstanError('TOOL_FAILED', `${capability} has an output schema but its task result has no structured content`);
+  if (result.structuredContent === undefined) throw new CapstanError('TOOL_FAILED', `${capability} has an output schema but its result has no structured content`);
   let check: ReturnType<McpConnection['outputSchemas']['getValidator']>;
   try {
     check = connection.outputSchemas.getValidator(tool.outputSchema);
