@@ -12,8 +12,9 @@
  * A connection has one transaction at a time, so while a batch is open any other statement on
  * the connection would silently become part of it: committed late, under the batch's promise,
  * or lost with it if the process stops first. The rule is therefore explicit: a write joins the
- * batch through `write()`, and every other write goes through `writeNow()`, which commits the
- * open batch first and then runs in a transaction of its own, durable before it returns.
+ * batch through `write()` (or `writeLast()`, for a row whose last state in the batch is all that
+ * needs writing), and every other write goes through `writeNow()`, which commits the open batch
+ * first and then runs in a transaction of its own, durable before it returns.
  *
  * The flush off the event loop. With `synchronous = FULL` SQLite fsyncs the WAL inside COMMIT,
  * and on this kind of disk that blocks the one thread that serves every request for 1–7 ms per
@@ -64,6 +65,8 @@ interface Batch {
   callbacks: (() => void)[];
   /** Called if the batch is lost instead (see onRollback). */
   lostCallbacks: (() => void)[];
+  /** Writes kept to run as it commits, the last one under each key (see writeLast). */
+  last: Map<string, () => void>;
   /** Since when (performance.now()) someone waits for it, or asked for it soon: it commits when that turn ends, or when the running sync does. */
   wantedAt: number | undefined;
 }
@@ -114,6 +117,28 @@ export class GroupCommit {
     } catch (error) {
       // A full disk or an I/O error makes SQLite roll the whole transaction back, not the statement alone.
       if (!inTransaction(this.db)) this.#lost(this.#open, error);
+      throw error;
+    }
+  }
+
+  /**
+   * Keeps `write` for the open batch under `key`, in place of whatever was kept under that key,
+   * and runs it as the batch commits (or as `settle()` asks): a row a batch changes several times
+   * (a task's, at a call's start and at its end) is written once, as it stands at the commit.
+   */
+  writeLast(key: string, write: () => void): void {
+    this.#begin();
+    this.#open!.last.set(key, write);
+  }
+
+  /** Runs the open batch's kept writes now, so that a read on this connection sees them. */
+  settle(): void {
+    const batch = this.#open;
+    if (!batch || batch.last.size === 0) return;
+    try {
+      runKept(batch);
+    } catch (error) {
+      if (!inTransaction(this.db)) this.#lost(batch, error);
       throw error;
     }
   }
@@ -205,7 +230,7 @@ export class GroupCommit {
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     // A batch whose sync failed rejects; no one may be left with an unhandled rejection for it.
     promise.catch(() => {});
-    this.#open = { number: ++this.#batches, promise, resolve, reject, callbacks: [], lostCallbacks: [], wantedAt: undefined };
+    this.#open = { number: ++this.#batches, promise, resolve, reject, callbacks: [], lostCallbacks: [], last: new Map(), wantedAt: undefined };
     this.#unawaitedTimer = setTimeout(() => this.commitSoon(), UNAWAITED_COMMIT_MS);
   }
 
@@ -217,6 +242,7 @@ export class GroupCommit {
     // A database closed without flush() rolled the batch back; there is nothing to commit or sync.
     if (!this.db.isOpen) return true;
     try {
+      runKept(batch);
       this.db.exec('COMMIT');
     } catch (error) {
       // Not thrown: this runs from timers too, and whoever waits for the batch hears of it.
@@ -310,3 +336,10 @@ export class GroupCommit {
   }
 }
 
+/** Runs a batch's kept writes once each, in the order their keys were first kept. */
+function runKept(batch: Batch): void {
+  for (const [key, write] of batch.last) {
+    batch.last.delete(key);
+    write();
+  }
+}

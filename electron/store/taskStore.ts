@@ -53,9 +53,11 @@ export class TaskStore {
 
   // ---- writes, in the ledger's open batch ----------------------------------------------------
 
+  /** The row is written as the batch commits, once however often the batch changed the task (GroupCommit.writeLast). */
   saveTask({ view, conversationAt, reductions, submittedSeq }: TaskRecord): void {
-    const stored = JSON.stringify({ view, conversationAt, reductions });
-    this.#batch.write(() => this.#saveTask.run(view.id, view.sessionId, submittedSeq, view.state, view.version, stored));
+    this.#batch.writeLast(`task ${view.id}`, () => {
+      this.#saveTask.run(view.id, view.sessionId, submittedSeq, view.state, view.version, JSON.stringify({ view, conversationAt, reductions }));
+    });
   }
 
   /** `seq` is the ledger entry that added the message, which orders the conversation. */
@@ -71,21 +73,24 @@ export class TaskStore {
     this.#batch.write(() => this.#clearUnknown.run(sessionId, requestId));
   }
 
-  // ---- reads -----------------------------------------------------------------------------------
+  // ---- reads, each after the open batch's kept rows are written (settle), so that it sees them -----
 
   task(id: string): TaskRecord | undefined {
+    this.#batch.settle();
     const row = this.db.prepare('SELECT view, submitted_seq FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
     return row ? toRecord(row) : undefined;
   }
 
   /** Sessions with a task that had not ended when the process stopped. */
   sessionsWithUnfinishedTasks(): string[] {
+    this.#batch.settle();
     const rows = this.db.prepare(`SELECT DISTINCT session_id FROM tasks WHERE state NOT IN (${TERMINAL})`).all() as { session_id: string }[];
     return rows.map((row) => row.session_id);
   }
 
   /** A session's tasks that have not ended, and its last task that ran (the next one's predecessor), in submission order. */
   sessionTasks(sessionId: string): TaskRecord[] {
+    this.#batch.settle();
     const rows = this.db
       .prepare(
         `SELECT view, submitted_seq FROM tasks WHERE session_id = ?1 AND (state NOT IN (${TERMINAL})
@@ -96,6 +101,7 @@ export class TaskStore {
   }
 
   session(sessionId: string): StoredSession | undefined {
+    this.#batch.settle();
     const version = this.db.prepare('SELECT MAX(version) AS version FROM tasks WHERE session_id = ?').get(sessionId) as { version: number | null };
     if (version.version === null) return undefined;
     const conversation = this.db
@@ -111,6 +117,7 @@ export class TaskStore {
 
   /** Finished tasks, newest change first, older than `before` (a version) when given. */
   finishedPage({ before, limit }: { before?: number | undefined; limit: number }): { tasks: TaskRecord[]; total: number; before: number | null } {
+    this.#batch.settle();
     const rows = this.db
       .prepare(`SELECT view, submitted_seq FROM tasks WHERE state IN (${TERMINAL}) AND version < ? ORDER BY version DESC LIMIT ?`)
       .all(before ?? Number.MAX_SAFE_INTEGER, limit + 1) as unknown as TaskRow[];

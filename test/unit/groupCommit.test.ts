@@ -1,7 +1,7 @@
 /**
- * The group commit when the database refuses a write, as a full disk does: SQLite's
- * `max_page_count` makes an INSERT that needs a new page fail with SQLITE_FULL and roll the whole
- * transaction back, on a real database in WAL mode.
+ * The group commit on a real database in WAL mode: a row kept to be written as the batch commits
+ * (writeLast), and a batch the database refuses, as a full disk does: SQLite's `max_page_count`
+ * makes an INSERT that needs a new page fail with SQLITE_FULL and roll the whole transaction back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,5 +77,73 @@ describe('a batch the database rolls back', () => {
     await group.durable();
     expect(group.failure).toBeUndefined();
     expect(rows()).toEqual(['earlier', 'later']);
+  });
+});
+
+describe('a row kept for the commit (writeLast)', () => {
+  let dataDir: string;
+  let db: Database;
+  let group: GroupCommit;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'capstan-group-'));
+    db = openDatabase(dataDir);
+    db.exec('CREATE TABLE row (id TEXT PRIMARY KEY, state TEXT)');
+    group = GroupCommit.of(db);
+  });
+  afterEach(() => {
+    db.exec(`PRAGMA max_page_count = ${UNLIMITED}`);
+    group.flush();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  let writes = 0;
+  const save = (id: string, state: string) =>
+    group.writeLast(`row ${id}`, () => {
+      writes += 1;
+      db.prepare('INSERT INTO row VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state').run(id, state);
+    });
+  const rows = () => db.prepare('SELECT id, state FROM row ORDER BY id').all().map((row) => ({ ...row }));
+
+  it('is written once per batch, as it last stood, and is on disk with the batch', async () => {
+    writes = 0;
+    save('a', 'started');
+    save('b', 'started');
+    save('a', 'running');
+    save('a', 'finished');
+    await group.durable();
+    expect(writes).toBe(2);
+    // Read from another connection: what the commit put on disk.
+    const reader = openDatabase(dataDir);
+    try {
+      expect(reader.prepare('SELECT id, state FROM row ORDER BY id').all().map((row) => ({ ...row }))).toEqual([
+        { id: 'a', state: 'finished' },
+        { id: 'b', state: 'started' },
+      ]);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('is seen by a read on the connection once settled, before its batch commits', () => {
+    save('a', 'started');
+    expect(rows()).toEqual([]);
+    group.settle();
+    expect(rows()).toEqual([{ id: 'a', state: 'started' }]);
+    save('a', 'finished');
+    group.settle();
+    expect(rows()).toEqual([{ id: 'a', state: 'finished' }]);
+  });
+
+  it('that the database refuses as the batch commits loses the whole batch, and says so', async () => {
+    group.write(() => db.prepare('INSERT INTO row VALUES (?, ?)').run('kept', 'before'));
+    await group.durable();
+    const { page_count: pages } = db.prepare('PRAGMA page_count').get() as { page_count: number };
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    group.write(() => db.prepare('INSERT INTO row VALUES (?, ?)').run('small', 'fits'));
+    for (let n = 0; n < 20; n += 1) save(`big ${n}`, 'x'.repeat(3000));
+    await expect(group.durable()).rejects.toThrow(/rolled back writes not yet committed: database or disk is full/);
+    expect(group.failure?.message).toMatch(/database or disk is full/);
+    expect(rows()).toEqual([{ id: 'kept', state: 'before' }]);
   });
 });
