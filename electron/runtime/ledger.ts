@@ -25,7 +25,6 @@
  * verification all read and move the same head (seq, hash, MAC key, seal); what does not touch
  * it is in ledgerChain.ts (hashes and MACs) and ledgerFiles.ts (the key and checkpoint files).
  */
-import { createHmac } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { StatementSync } from 'node:sqlite';
 import { asciiLower, type LedgerEntry, type LedgerKind, type LedgerProblem, type LedgerQuery, type LedgerVerification } from '../../shared/ledger';
@@ -35,6 +34,7 @@ import { canonicalJson } from '../catalog/digest';
 import type { Database } from '../store/database';
 import { GroupCommit } from '../store/groupCommit';
 import { type Broken, checkHead, entryHash, entryMac, entryMacKey, GENESIS, macFromOf } from './ledgerChain';
+import { hmacSha256 } from './hmacSha256';
 import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE, LedgerHead, type Checkpoint } from './ledgerFiles';
 import { currentPrincipal } from './principal';
 
@@ -128,6 +128,8 @@ export class Ledger {
   /** What the checkpoint records as the first seq that must carry a MAC, while sealing. */
   #macFrom = 1;
   readonly #macKey: Buffer;
+  /** The evidence digest: HMAC-SHA256 under the ledger key. */
+  readonly #digest: (canonical: string) => string;
   /**
    * Queries compiled once per shape (which filters, which match): compiling one took as long as
    * running it, on every call (a call's requestId check is a query). The shapes are few.
@@ -143,9 +145,10 @@ export class Ledger {
 
   constructor(
     private readonly db: Database,
-    private readonly key: Buffer,
+    key: Buffer,
   ) {
     this.#macKey = entryMacKey(key);
+    this.#digest = hmacSha256(key);
     this.#insert = db.prepare(
       'INSERT INTO ledger (seq, at, kind, task_id, session_id, request_id, capability, principal, details, prev_hash, hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -212,7 +215,7 @@ export class Ledger {
 
   /** `digest()` of a value whose canonical JSON is already made (a call's result: runtime/call.ts). */
   digestJson(canonical: string): string {
-    return createHmac('sha256', this.key).update(canonical).digest('hex');
+    return this.#digest(canonical);
   }
 
   append(input: LedgerAppend): LedgerEntry {

@@ -3,6 +3,7 @@
  * hash and keyed MAC, and whether a keyed checkpoint of the head vouches for the table's end.
  */
 import { createHmac, hash } from 'node:crypto';
+import { hmacSha256 } from './hmacSha256';
 import type { LedgerEntry, LedgerProblem } from '../../shared/ledger';
 import { canonicalJson } from '../catalog/digest';
 import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE, type Checkpoint } from './ledgerFiles';
@@ -45,8 +46,13 @@ export function entryMacKey(ledgerKey: Buffer): Buffer {
  * fails verification however well it chains, and an entry given another's MAC does too.
  */
 export function entryMac(macKey: Buffer, entryHash: string): string {
-  return createHmac('sha256', macKey).update(entryHash).digest('hex');
+  let mac = macs.get(macKey);
+  if (!mac) macs.set(macKey, (mac = hmacSha256(macKey)));
+  return mac(entryHash);
 }
+
+/** Each MAC key's HMAC, made once (an append asks for one on every entry). */
+const macs = new WeakMap<Buffer, (message: string) => string>();
 
 /** The first seq a checkpoint says must carry a MAC; for a record from before MACs, what it had not sealed yet. */
 export const macFromOf = (checkpoint: Checkpoint) => checkpoint.macFrom ?? checkpoint.seq + 1;

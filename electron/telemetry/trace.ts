@@ -7,7 +7,7 @@
  * recording span, but a caller's trace is still continued (its trace id, a fresh span id); with
  * neither, the trace id is derived from the requestId, so either finds the other.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { context, ROOT_CONTEXT, trace, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
@@ -61,7 +61,8 @@ export function traceIdOf(requestId: string): string {
   return active && trace.isSpanContextValid(active) ? active.traceId : derivedTraceId(requestId);
 }
 
-const derivedTraceId = (requestId: string) => createHash('sha256').update(requestId).digest('hex').slice(0, 32);
+/** One-shot: asked twice on every call (its answer, and the traceparent its MCP server is sent). */
+const derivedTraceId = (requestId: string) => hash('sha256', requestId).slice(0, 32);
 
 /** Attribute names: OpenTelemetry's semantic conventions where they exist (MCP, GenAI tools), Capstan's own beside them. */
 export const SPAN_ATTRIBUTES = {
