@@ -4,6 +4,7 @@
  * about files on disk, not the chain.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hmacSha256 } from './hmacSha256';
 import { chmodSync, closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Database } from '../store/database';
@@ -110,9 +111,9 @@ const HEAD_RECORD_BYTES = 256;
  * a temporary file and a rename.
  */
 export class LedgerHead {
-  readonly #key: Buffer;
-  /** The key of records written before `macFrom` existed, read only. */
-  readonly #v1Key: Buffer;
+  readonly #mac: (message: string) => string;
+  /** The MAC of records written before `macFrom` existed, read only. */
+  readonly #v1Mac: (message: string) => string;
 
   constructor(
     readonly path: string,
@@ -121,8 +122,8 @@ export class LedgerHead {
     // A key of its own, derived from the ledger key: a MAC under the ledger key itself would be an
     // evidence digest, which any tool could produce for a result shaped like a checkpoint. One per
     // record version, so that a record of one version can never pass for the other.
-    this.#key = createHmac('sha256', ledgerKey).update('capstan ledger.head v2').digest();
-    this.#v1Key = createHmac('sha256', ledgerKey).update('capstan ledger.head v1').digest();
+    this.#mac = hmacSha256(createHmac('sha256', ledgerKey).update('capstan ledger.head v2').digest());
+    this.#v1Mac = hmacSha256(createHmac('sha256', ledgerKey).update('capstan ledger.head v1').digest());
     if (existsSync(path)) chmodSync(path, 0o600);
   }
 
@@ -139,11 +140,11 @@ export class LedgerHead {
       if (macFrom === undefined) {
         // A version 1 record, from before entries carried a MAC.
         const checkpoint = { seq: seq as number, hash };
-        return timingSafeEqual(Buffer.from(mac, 'hex'), this.#v1Mac(checkpoint)) ? checkpoint : 'tampered';
+        return timingSafeEqual(Buffer.from(mac, 'hex'), Buffer.from(this.#v1Mac(`${checkpoint.seq}:${checkpoint.hash}`), 'hex')) ? checkpoint : 'tampered';
       }
       if (!Number.isSafeInteger(macFrom) || (macFrom as number) < 1) return 'tampered';
       const checkpoint = { seq: seq as number, hash, macFrom: macFrom as number };
-      return timingSafeEqual(Buffer.from(mac, 'hex'), this.#mac(checkpoint)) ? checkpoint : 'tampered';
+      return timingSafeEqual(Buffer.from(mac, 'hex'), Buffer.from(this.#macOf(checkpoint), 'hex')) ? checkpoint : 'tampered';
     } catch {
       return 'tampered';
     }
@@ -184,17 +185,13 @@ export class LedgerHead {
     rmSync(this.path, { force: true });
   }
 
-  #mac({ seq, hash, macFrom }: Required<Checkpoint>): Buffer {
-    return createHmac('sha256', this.#key).update(`${seq}:${hash}:${macFrom}`).digest();
-  }
-
-  #v1Mac({ seq, hash }: Checkpoint): Buffer {
-    return createHmac('sha256', this.#v1Key).update(`${seq}:${hash}`).digest();
+  #macOf({ seq, hash, macFrom }: Required<Checkpoint>): string {
+    return this.#mac(`${seq}:${hash}:${macFrom}`);
   }
 
   #record(checkpoint: Required<Checkpoint>): Buffer {
     const { seq, hash, macFrom } = checkpoint;
-    const json = JSON.stringify({ seq, hash, macFrom, mac: this.#mac(checkpoint).toString('hex') });
+    const json = JSON.stringify({ seq, hash, macFrom, mac: this.#macOf(checkpoint) });
     return Buffer.from(`${json.padEnd(HEAD_RECORD_BYTES - 1)}\n`);
   }
 }
