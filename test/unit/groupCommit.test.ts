@@ -12,23 +12,23 @@ import { GroupCommit } from '../../electron/store/groupCommit';
 
 const UNLIMITED = 1_073_741_823;
 
-describe('a batch the database rolls back', () => {
-  let dataDir: string;
-  let db: Database;
-  let group: GroupCommit;
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'capstan-group-'));
-    db = openDatabase(dataDir);
-    db.exec('CREATE TABLE t (x TEXT)');
-    group = GroupCommit.of(db);
-  });
-  afterEach(() => {
-    db.exec(`PRAGMA max_page_count = ${UNLIMITED}`);
-    group.flush();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+let dataDir: string;
+let db: Database;
+let group: GroupCommit;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'capstan-group-'));
+  db = openDatabase(dataDir);
+  db.exec('CREATE TABLE t (x TEXT); CREATE TABLE row (id TEXT PRIMARY KEY, state TEXT)');
+  group = GroupCommit.of(db);
+});
+afterEach(() => {
+  db.exec(`PRAGMA max_page_count = ${UNLIMITED}`);
+  group.flush();
+  db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
+describe('a batch the database rolls back', () => {
   const insert = (text: string) => group.write(() => db.prepare('INSERT INTO t VALUES (?)').run(text));
   const rows = () => (db.prepare('SELECT x FROM t ORDER BY rowid').all() as { x: string }[]).map((row) => row.x.slice(0, 8));
   const full = () => {
@@ -81,22 +81,6 @@ describe('a batch the database rolls back', () => {
 });
 
 describe('a row kept for the commit (writeLast)', () => {
-  let dataDir: string;
-  let db: Database;
-  let group: GroupCommit;
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'capstan-group-'));
-    db = openDatabase(dataDir);
-    db.exec('CREATE TABLE row (id TEXT PRIMARY KEY, state TEXT)');
-    group = GroupCommit.of(db);
-  });
-  afterEach(() => {
-    db.exec(`PRAGMA max_page_count = ${UNLIMITED}`);
-    group.flush();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
   let writes = 0;
   const save = (id: string, state: string) =>
     group.writeLast(`row ${id}`, () => {
