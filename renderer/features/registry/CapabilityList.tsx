@@ -4,13 +4,13 @@
  * differ in height. Keyboard: Tab reaches one row (the selected or last focused one); arrow
  * keys, Home, End, Page Up and Page Down move between rows; Enter or Space selects.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { measureElement as measureRow, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useImperativeHandle, useRef, useState, type KeyboardEvent, type Ref } from 'react';
 import { useConsoleUi } from '../../state/uiStore';
 import type { SearchView } from '../search/useSearchResults';
 import { CapabilityCard } from './CapabilityCard';
 
-/** A typical card; real heights are measured, this only sizes the scrollbar before they are. */
+/** A typical card before any is measured; real heights are measured, the estimate only places the rows not yet rendered. */
 const ESTIMATED_ROW_PX = 84;
 /** Rows kept rendered outside the view, so fast scrolling rarely shows a blank. */
 const OVERSCAN = 6;
@@ -41,13 +41,17 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   /** A row to focus as soon as it is rendered (it may need scrolling into the window first): its id, or its index while its page is on the way. */
   const pendingFocus = useRef<string | number | null>(null);
 
-  // Stable while the rows are: the virtualizer recomputes every row's position when this function changes.
-  const getItemKey = useCallback((index: number) => shown[index]?.id ?? `row-${index}`, [shown]);
+  // Stable while the rows are: the virtualizer recomputes every row's position when this function changes,
+  // asking for the key of each of the thousands of rows. A row whose page has not arrived is keyed by its
+  // index, a number (no string made and hashed for each).
+  const getItemKey = useCallback((index: number) => shown[index]?.id ?? index, [shown]);
+  const rowHeights = useTypicalRowHeight();
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read fresh on every render, as it expects.
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => ESTIMATED_ROW_PX,
+    estimateSize: rowHeights.estimate,
+    measureElement: rowHeights.measure,
     getItemKey,
     overscan: OVERSCAN,
     // React 19 warns about flushSync during rendering; a frame's delay on scroll is not visible.
@@ -70,8 +74,9 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   // New results start at the top; a live update of the same results keeps the scroll position.
   const resultsKey = `${resultsFor}\u0000${filter}\u0000${kind}\u0000${provider ?? ''}`;
   useEffect(() => {
-    scroller.current?.scrollTo({ top: 0 });
-  }, [resultsKey]);
+    // Already at the top (the virtualizer follows every scroll): scrolling there would only force a layout.
+    if (virtualizer.scrollOffset !== 0) scroller.current?.scrollTo({ top: 0 });
+  }, [resultsKey, virtualizer]);
 
   const focusRendered = () => {
     // A row asked for before its page arrived is focused once it has.
@@ -133,7 +138,8 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
           if (!entry) {
             return (
               <li
-                key={item.key}
+                // React's keys are strings: an index must not meet a capability id spelled as digits.
+                key={`row-${item.key}`}
                 ref={virtualizer.measureElement}
                 className="tool-list__row tool-list__row--pending"
                 data-index={item.index}
@@ -169,4 +175,33 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
       </ul>
     </div>
   );
+}
+
+/**
+ * The height most cards have measured so far, as the estimate for a row not yet rendered. A new
+ * answer's rows then usually measure what they were placed at: nothing moves, and the list is
+ * neither rendered again nor laid out again for it (with a fixed guess, every new row measured
+ * differently, and the rows below it, the list's height and the frame's layout all changed).
+ */
+function useTypicalRowHeight() {
+  const [heights] = useState(() => {
+    /** How many rows measured each height (a handful of distinct heights: cards are a few fixed lines). */
+    const seen = new Map<number, number>();
+    let typical = ESTIMATED_ROW_PX;
+    return {
+      estimate: () => typical,
+      measure: (element: Element, entry: ResizeObserverEntry | undefined, instance: Virtualizer<HTMLDivElement, Element>) => {
+        const size = measureRow(element, entry, instance);
+        // A row still waiting for its page has a placeholder's height, not a card's.
+        if (size > 0 && !element.classList.contains('tool-list__row--pending')) {
+          if (seen.size > 64) seen.clear();
+          const count = (seen.get(size) ?? 0) + 1;
+          seen.set(size, count);
+          if (count > (seen.get(typical) ?? 0)) typical = size;
+        }
+        return size;
+      },
+    };
+  });
+  return heights;
 }

@@ -95,6 +95,9 @@ export function useSearchResults(entries: readonly RegistryEntry[], byId: Readon
         const pages = new Set(held.key === shownKey ? held.pages : []);
         const before = pages.size;
         for (let page = first; page <= last; page++) pages.add(page);
+        // No page beyond the first wanted (a new answer seen from its top) and none held: whichever query the
+        // empty set was kept for, it asks for nothing. Keeping it spares the list a render on every answer.
+        if (pages.size === 0 && held.pages.length === 0) return held;
         return pages.size === before && held.key === shownKey ? held : { key: shownKey, pages: [...pages] };
       });
     },
