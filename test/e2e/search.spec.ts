@@ -42,6 +42,33 @@ test('each keystroke asks the gateway at once, and the list answers the last que
   await expect.poll(() => consolePage.visibleToolNames()).toEqual(['todo_add', 'todo_list']);
 });
 
+test('the list says at once that a search is on its way; the icon spins only once the answer is slow (200 ms)', async ({ consolePage, page }) => {
+  // The gateway answers a search within a few ms here: holding one back is the only way to see a slow answer.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/catalog/search?*', async (route) => {
+    await held;
+    await route.continue();
+  });
+  // When the list first said it was busy and when the icon first spun, read in the page as they happen.
+  await page.evaluate(`
+    window.seen = {};
+    new MutationObserver(() => {
+      if (seen.busyAt === undefined && document.querySelector('.capability-list[aria-busy="true"]')) seen.busyAt = performance.now();
+      if (seen.spinAt === undefined && document.querySelector('.filter-bar__search-icon.spin')) seen.spinAt = performance.now();
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-busy', 'class'] });
+  `);
+  await consolePage.filterInput.fill('todo');
+  const icon = page.locator('.filter-bar__search-icon');
+  await expect(icon).toHaveClass(/\bspin\b/);
+  expect(await page.evaluate<number>('seen.spinAt - seen.busyAt')).toBeGreaterThanOrEqual(150);
+
+  release();
+  await expect(page.locator('[data-results-for="todo"]')).toBeVisible();
+  await expect(icon).not.toHaveClass(/\bspin\b/);
+  await expect(page.locator('.capability-list')).toHaveAttribute('aria-busy', 'false');
+});
+
 const skillsTest = test.extend({
   serveArgs: async ({ skillsDir }, use) => {
     await writeSkill(skillsDir, 'release-checklist', { description: 'Steps before a release: changelog, tag, notes.', tags: ['release', 'ops'] });
