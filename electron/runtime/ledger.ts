@@ -21,7 +21,7 @@
  * seq that must carry one (`macFrom`), under its own MAC, and verify() says how many came before
  * it, verified by the chain alone.
  *
- * About 440 lines, kept whole: appending, the rewind after a batch the database rolled back, and
+ * About 460 lines, kept whole: appending, the rewind after a batch the database rolled back, and
  * verification all read and move the same head (seq, hash, MAC key, seal); what does not touch
  * it is in ledgerChain.ts (hashes and MACs) and ledgerFiles.ts (the key and checkpoint files).
  */
@@ -33,7 +33,7 @@ import type { Principal } from '../../shared/principal';
 import { canonicalJson } from '../catalog/digest';
 import type { Database } from '../store/database';
 import { GroupCommit } from '../store/groupCommit';
-import { type Broken, checkHead, entryHash, entryMac, entryMacKey, GENESIS, macFromOf } from './ledgerChain';
+import { type Broken, checkHead, entryHash, entryMacs, GENESIS, macFromOf } from './ledgerChain';
 import { hmacSha256 } from './hmacSha256';
 import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE, LedgerHead, type Checkpoint } from './ledgerFiles';
 import { currentPrincipal } from './principal';
@@ -127,7 +127,7 @@ export class Ledger {
   #sealFailure: string | undefined;
   /** What the checkpoint records as the first seq that must carry a MAC, while sealing. */
   #macFrom = 1;
-  readonly #macKey: Buffer;
+  readonly #entryMac: (entryHash: string) => string;
   /** The evidence digest: HMAC-SHA256 under the ledger key. */
   readonly #digest: (canonical: string) => string;
   /**
@@ -147,7 +147,7 @@ export class Ledger {
     private readonly db: Database,
     key: Buffer,
   ) {
-    this.#macKey = entryMacKey(key);
+    this.#entryMac = entryMacs(key);
     this.#digest = hmacSha256(key);
     this.#insert = db.prepare(
       'INSERT INTO ledger (seq, at, kind, task_id, session_id, request_id, capability, principal, details, prev_hash, hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -233,7 +233,7 @@ export class Ledger {
     };
     const details = canonicalJson(unhashed.details);
     const entry: LedgerEntry = { ...unhashed, hash: entryHash(unhashed, details) };
-    const mac = entryMac(this.#macKey, entry.hash);
+    const mac = this.#entryMac(entry.hash);
     const write = () =>
       this.#insert.run(
         entry.seq,
@@ -433,7 +433,7 @@ export class Ledger {
       const { hash, ...unhashed } = entry;
       if (entryHash(unhashed) !== hash) return broken('edited', row.seq, 'its content does not match its hash');
       if (row.mac !== null) {
-        if (row.mac !== entryMac(this.#macKey, hash)) {
+        if (row.mac !== this.#entryMac(hash)) {
           return broken('forged', row.seq, `its MAC is not the one ${LEDGER_KEY_FILE} gives its hash: it was written without the key, or given another entry's MAC`);
         }
         // Without a checkpoint to say where MACs start, the first entry carrying one does.

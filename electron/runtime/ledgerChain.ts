@@ -33,26 +33,15 @@ function canonicalEntry({ at, capability, kind, principal, requestId, seq, sessi
 }
 
 /**
- * The key of entries' MACs, derived from the ledger key: a MAC under the ledger key itself would
- * be an evidence digest, which a tool could be made to produce for a result shaped like a hash.
+ * Entries' MAC: HMAC-SHA256 of an entry's hash, which covers its content, its seq and the hash
+ * before it. Stored beside the entry (not hashed into the chain), so an entry written without the
+ * key fails verification however well it chains, and an entry given another's MAC does too. Its
+ * key is derived from the ledger key: a MAC under the ledger key itself would be an evidence
+ * digest, which a tool could be made to produce for a result shaped like a hash.
  */
-export function entryMacKey(ledgerKey: Buffer): Buffer {
-  return createHmac('sha256', ledgerKey).update('capstan ledger entry v1').digest();
+export function entryMacs(ledgerKey: Buffer): (entryHash: string) => string {
+  return hmacSha256(createHmac('sha256', ledgerKey).update('capstan ledger entry v1').digest());
 }
-
-/**
- * An entry's MAC: HMAC-SHA256 of its hash, which covers its content, its seq and the hash before
- * it. Stored beside the entry (not hashed into the chain), so an entry written without the key
- * fails verification however well it chains, and an entry given another's MAC does too.
- */
-export function entryMac(macKey: Buffer, entryHash: string): string {
-  let mac = macs.get(macKey);
-  if (!mac) macs.set(macKey, (mac = hmacSha256(macKey)));
-  return mac(entryHash);
-}
-
-/** Each MAC key's HMAC, made once (an append asks for one on every entry). */
-const macs = new WeakMap<Buffer, (message: string) => string>();
 
 /** The first seq a checkpoint says must carry a MAC; for a record from before MACs, what it had not sealed yet. */
 export const macFromOf = (checkpoint: Checkpoint) => checkpoint.macFrom ?? checkpoint.seq + 1;

@@ -75,7 +75,7 @@ export interface Checkpoint {
   seq: number;
   hash: string;
   /**
-   * The first seq whose entry must carry a MAC (ledger.ts, entryMac): entries before it were
+   * The first seq whose entry must carry a MAC (ledgerChain.ts, entryMacs): entries before it were
    * written before entries carried one, and are verified by the chain alone. 1 on a ledger begun
    * with MACs. Absent only from a checkpoint written before it existed (a version 1 record),
    * which is read, never written.

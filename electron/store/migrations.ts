@@ -98,7 +98,7 @@ export const migrations: readonly string[] = [
   ) STRICT;
   `,
   `
-  -- Each entry's MAC under a key derived from ledger.key (electron/runtime/ledger.ts, entryMac),
+  -- Each entry's MAC under a key derived from ledger.key (electron/runtime/ledgerChain.ts, entryMacs),
   -- so that an entry written without the key fails verification even when it chains correctly.
   -- NULL on entries written before; ledger.head records the first seq that must carry one.
   ALTER TABLE ledger ADD COLUMN mac TEXT;

@@ -12,7 +12,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { LEDGER_HEAD_FILE, LEDGER_KEY_FILE } from '../../electron/runtime/ledger';
-import { entryHash, entryMac, entryMacKey } from '../../electron/runtime/ledgerChain';
+import { entryHash, entryMacs } from '../../electron/runtime/ledgerChain';
 import { DATABASE_FILE } from '../../electron/store/database';
 import type { LedgerProblem } from '../../shared/ledger';
 
@@ -69,19 +69,19 @@ const hashOf = (row: Row, prevHash: string) =>
     prevHash,
   });
 
-/** The install's key of entries' MACs, read from ledger.key: for the tamperings done with it. */
-const macKeyOf = (dataDir: string) => entryMacKey(Buffer.from(readFileSync(join(dataDir, LEDGER_KEY_FILE), 'utf8').trim(), 'hex'));
+/** The install's entry MACs, under ledger.key: for the tamperings done with it. */
+const macsOf = (dataDir: string) => entryMacs(Buffer.from(readFileSync(join(dataDir, LEDGER_KEY_FILE), 'utf8').trim(), 'hex'));
 
 /**
- * Gives rows `from`..`to` fresh hashes that chain; their MACs under `macKey`: a key of the
+ * Gives rows `from`..`to` fresh hashes that chain; their MACs by `mac`: under a key of the
  * forger's own when they have not got ledger.key, the install's when they have.
  */
-function rehash(db: DatabaseSync, from: number, to: number, macKey: Buffer): void {
+function rehash(db: DatabaseSync, from: number, to: number, mac: (entryHash: string) => string): void {
   let prevHash = from === 1 ? '0'.repeat(64) : (db.prepare('SELECT hash FROM ledger WHERE seq = ?').get(from - 1) as { hash: string }).hash;
   for (let seq = from; seq <= to; seq++) {
     const row = db.prepare('SELECT * FROM ledger WHERE seq = ?').get(seq) as unknown as Row;
     const hash = hashOf(row, prevHash);
-    db.prepare('UPDATE ledger SET prev_hash = ?, hash = ?, mac = ? WHERE seq = ?').run(prevHash, hash, entryMac(macKey, hash), seq);
+    db.prepare('UPDATE ledger SET prev_hash = ?, hash = ?, mac = ? WHERE seq = ?').run(prevHash, hash, mac(hash), seq);
     prevHash = hash;
   }
 }
@@ -154,7 +154,7 @@ export const tamperings: readonly Tampering[] = [
     apply: (dir) =>
       withLedgerTable(dir, (db) => {
         db.exec(`UPDATE ledger SET details = ${forge} WHERE seq = 3`);
-        rehash(db, 3, 3, randomBytes(32));
+        rehash(db, 3, 3, entryMacs(randomBytes(32)));
       }),
   },
   {
@@ -188,7 +188,7 @@ export const tamperings: readonly Tampering[] = [
     apply: (dir) =>
       withLedgerTable(dir, (db) => {
         db.exec(`UPDATE ledger SET details = ${forge} WHERE seq = 3`);
-        rehash(db, 3, 3, macKeyOf(dir));
+        rehash(db, 3, 3, macsOf(dir));
       }),
   },
   {
@@ -210,7 +210,7 @@ export const tamperings: readonly Tampering[] = [
     apply: (dir) =>
       withLedgerTable(dir, (db, head) => {
         db.prepare(`UPDATE ledger SET details = ${forge} WHERE seq = ?`).run(head - 2);
-        rehash(db, head - 2, head, macKeyOf(dir));
+        rehash(db, head - 2, head, macsOf(dir));
       }),
   },
   {
