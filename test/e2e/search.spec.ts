@@ -43,9 +43,11 @@ test('each keystroke asks the gateway at once, and the list answers the last que
 });
 
 test('the list says at once that a search is on its way; the icon spins only once the answer is slow (200 ms)', async ({ consolePage, page }) => {
-  // The gateway answers a search within a few ms here: holding one back is the only way to see a slow answer.
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
+  // The real gateway answers a search within a few ms here, and nothing makes it slow on purpose:
+  // page.route only holds the request until released, then lets it go to the gateway (route.continue),
+  // which answers it. Nothing answers in the gateway's place.
   await page.route('**/catalog/search?*', async (route) => {
     await held;
     await route.continue();
