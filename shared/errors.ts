@@ -26,6 +26,10 @@ export const errorCodes = {
   REQUEST_TIMEOUT: { status: 408, meaning: 'The request was not received in full within 60 s.' },
   URI_TOO_LONG: { status: 414, meaning: 'A path parameter (an id: at most 128 characters) is over 384 characters as sent.' },
   HEADERS_TOO_LARGE: { status: 431, meaning: "The request line and headers are over Node's 16 KiB limit (a very long URL lands here too)." },
+  CONSOLE_NOT_BUILT: {
+    status: 503,
+    meaning: 'The console page (`GET /`) was asked for, but this copy of Capstan has no built console; run `npm run build`, then start Capstan again. The API answers as usual.',
+  },
   TOOL_NOT_FOUND: { status: 404, meaning: 'No tool is registered under exactly this name (no fuzzy matching).' },
   ARGUMENT_MISSING: { status: 400, meaning: 'A required argument is absent; the message is `ARGUMENT_MISSING: <field>`.' },
   ARGUMENT_INVALID: { status: 400, meaning: 'An argument does not match the input schema (JSON Schema 2020-12); the message and `field` name the field.' },

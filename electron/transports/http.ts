@@ -248,8 +248,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       allowedPath: (path) => !/\.map$/i.test(path),
     });
   } else {
-    app.get('/', async (_request, reply) =>
-      reply.code(503).type('text/plain').send('The console is not built. Run `npm run build`, then start Capstan again.\n'),
+    app.get('/', async (request, reply) =>
+      sendError(request, reply, new CapstanError('CONSOLE_NOT_BUILT', 'the console is not built: run `npm run build`, then start Capstan again')),
     );
   }
 

@@ -394,6 +394,14 @@ describe('framework errors come back in the envelope', () => {
     expectEnvelope(await raw('CONNECT 127.0.0.1:80 HTTP/1.1'), 404, 'NOT_FOUND');
   });
 
+  it('the console page of a copy without a built console is CONSOLE_NOT_BUILT, in the envelope, and the API still answers', async () => {
+    // The test gateway is started without the renderer's files, as a copy that was never built is.
+    const page = await raw('GET / HTTP/1.1');
+    expectEnvelope(page, 503, 'CONSOLE_NOT_BUILT');
+    expect(JSON.parse(page.body).error.message).toContain('npm run build');
+    expect((await gw.request('/tools')).status).toBe(200);
+  });
+
   it("a request without Host gets FORBIDDEN_ORIGIN, not Node's bare 400", async () => {
     expectEnvelope(await rawExchange(gw.url, `GET /tools HTTP/1.1\r\nauthorization: Bearer ${gw.token}\r\n\r\n`), 403, 'FORBIDDEN_ORIGIN');
   });
