@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenStore } from '../../electron/providers/mcp/oauth/tokenStore';
+import { SECRET_MASK } from '../../shared/mcp';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { inherited, runCli } from '../support/cliProcess';
 import { send, waitFor, waitForProvider } from '../support/mcp';
@@ -172,6 +173,18 @@ describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () =>
     expect((await auth()).state).toBe('signed_in');
     const call = await gw.call({ tool: 'remote:whoami', arguments: {} });
     expect(call.status, JSON.stringify(call.body)).toBe(200);
+  });
+
+  it("masks the access token it holds where a server quotes it back: the call's error and the protocol view", async () => {
+    const call = await gw.call({ tool: 'remote:careless', arguments: {} });
+    const held = keptTokens()!.access_token;
+    expect(servers.accessTokens.has(held)).toBe(true);
+    const answered = JSON.stringify(call.body);
+    expect(answered).toContain(`authorized by Bearer ${SECRET_MASK}`);
+    expect(answered).not.toContain(held);
+    const protocol = JSON.stringify((await send(gw, 'GET', '/mcp-servers/remote/protocol')).body);
+    expect(protocol).toContain('authorized by Bearer');
+    expect(protocol).not.toContain(held);
   });
 
   it('keeps every token out of logs, the ledger, its export and the protocol view; the token file is owner-only', async () => {

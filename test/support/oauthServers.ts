@@ -114,6 +114,10 @@ export async function startOAuthServers(): Promise<OAuthServers> {
       const server = new McpServer({ name: 'oauth-protected', version: '1.0.0' });
       server.registerTool('whoami', { description: 'Says that the caller got through.', annotations: { readOnlyHint: true, openWorldHint: false } }, () => ({ content: [{ type: 'text', text: 'hello from the protected server' }] }));
       server.registerTool('add_note', { description: `Needs the scope ${WRITE_SCOPE}.`, annotations: { readOnlyHint: true, openWorldHint: false } }, () => ({ content: [{ type: 'text', text: 'note added' }] }));
+      // A careless server: its error quotes the credential the request came with.
+      server.registerTool('careless', { description: 'Fails, quoting the bearer token it was sent.', annotations: { readOnlyHint: true, openWorldHint: false } }, (ctx) => {
+        throw new Error(`refused the request authorized by Bearer ${ctx.http?.authInfo?.token ?? 'none'}`);
+      });
       return server;
     },
     { legacy: 'stateless' },

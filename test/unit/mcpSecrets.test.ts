@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SECRET_MASK } from '../../shared/mcp';
-import { maskEntry, redact, secretValues, unmaskEntry } from '../../electron/providers/mcp/secrets';
+import { maskEntry, redact, redactClipped, redactJson, redactOpenEnded, secretValues, unmaskEntry } from '../../electron/providers/mcp/secrets';
 import { STDERR_LINE_CHARS, STDERR_LINES, StderrTail } from '../../electron/providers/mcp/stderrTail';
 
 describe('secret-looking values in an MCP server entry', () => {
@@ -76,6 +76,57 @@ describe('the stderr tail', () => {
   it('never holds more than one line of a line that does not end', () => {
     const tail = new StderrTail();
     for (let i = 0; i < 100; i += 1) tail.write('y'.repeat(10_000));
-    expect(tail.lines()[0]!.length).toBeLessThanOrEqual(STDERR_LINE_CHARS);
+    tail.write('\nnext');
+    expect(tail.lines()).toEqual([`${'y'.repeat(STDERR_LINE_CHARS)}…`, 'next']);
+  });
+
+  it('masks a secret before cutting a line, so the cut leaves no piece of it', () => {
+    const secret = 'tok-0123456789abcdef';
+    const tail = new StderrTail(() => [secret]);
+    tail.write(`${'a'.repeat(STDERR_LINE_CHARS - 5)}${secret} and more\n`);
+    // A line that never ends, cut while a secret runs through the cut.
+    tail.write(`${'b'.repeat(STDERR_LINE_CHARS - 5)}${secret.slice(0, 9)}`);
+    tail.write(`${secret.slice(9)}${'c'.repeat(STDERR_LINE_CHARS * 2)}`);
+    const [cut, open] = tail.lines();
+    expect(cut).toBe(`${'a'.repeat(STDERR_LINE_CHARS - 5)}${SECRET_MASK.slice(0, 5)}…`);
+    expect(open).toBe(`${'b'.repeat(STDERR_LINE_CHARS - 5)}${SECRET_MASK.slice(0, 5)}…`);
+    for (const line of tail.lines()) expect(line).not.toMatch(/tok|0123|cdef/);
+  });
+
+  it('masks a secret a line still being written stops partway through, and the whole of it once written', () => {
+    const tail = new StderrTail(() => ['tok-0123456789abcdef']);
+    tail.write('connecting with tok-0123');
+    expect(tail.lines()).toEqual([`connecting with ${SECRET_MASK}`]);
+    tail.write('456789abcdef as the key');
+    expect(tail.lines()).toEqual([`connecting with ${SECRET_MASK} as the key`]);
+    tail.write(' (done)\r');
+    tail.write('\nto');
+    expect(tail.lines()).toEqual([`connecting with ${SECRET_MASK} as the key (done)`, 'to']);
+  });
+});
+
+describe('masking what a server says', () => {
+  const secrets = ['tok-0123456789abcdef', 'pa55word'];
+
+  it('masks every string of an answer, keys too, and hands back the same value when nothing needed it', () => {
+    const clean = { content: [{ type: 'text', text: 'fine' }], structuredContent: { n: 1, ok: true, none: null } };
+    expect(redactJson(clean, secrets)).toBe(clean);
+    const echoed = { content: [{ type: 'text', text: 'sent Bearer tok-0123456789abcdef' }], structuredContent: { 'pa55word': ['x', 'pa55word'] } };
+    expect(redactJson(echoed, secrets)).toEqual({ content: [{ type: 'text', text: `sent Bearer ${SECRET_MASK}` }], structuredContent: { [SECRET_MASK]: ['x', SECRET_MASK] } });
+    expect(echoed.content[0]!.text).toBe('sent Bearer tok-0123456789abcdef');
+  });
+
+  it('cuts text only after masking it, however long the text', () => {
+    const long = `${'x'.repeat(98)}tok-0123456789abcdef${'y'.repeat(1_000_000)}`;
+    expect(redactClipped(long, secrets, 100)).toBe(`${'x'.repeat(98)}${SECRET_MASK.slice(0, 2)}…`);
+    expect(redactClipped(`${'x'.repeat(110)}tok-0123456789abcdef${'y'.repeat(1_000_000)}`, secrets, 100)).toBe(`${'x'.repeat(100)}…`);
+    expect(redactClipped('short pa55word', secrets, 100)).toBe(`short ${SECRET_MASK}`);
+  });
+
+  it('masks the start of a secret an open-ended text stops in, from three characters on', () => {
+    expect(redactOpenEnded('key=tok-01', secrets)).toBe(`key=${SECRET_MASK}`);
+    expect(redactOpenEnded('a pa5', secrets)).toBe(`a ${SECRET_MASK}`);
+    expect(redactOpenEnded('tasks', secrets)).toBe('tasks');
+    expect(redactOpenEnded('to', secrets)).toBe('to');
   });
 });

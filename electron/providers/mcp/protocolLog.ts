@@ -12,7 +12,7 @@
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { PROTOCOL_LOG_MESSAGES, PROTOCOL_MESSAGE_CHARS, type ProtocolLogView, type ProtocolMessage } from '../../../shared/protocolLog';
-import { redact } from './secrets';
+import { redactClipped } from './secrets';
 
 type Id = string | number;
 const PENDING_LIMIT = 1000;
@@ -135,7 +135,6 @@ export class ProtocolLog {
         if (request.method === 'tools/call') for (const [token, owner] of this.#progress) if (owner === requestId) this.#progress.delete(token);
       }
     }
-    const masked = redact(json, this.secrets());
     return {
       seq: ++this.#seq,
       at: new Date(now).toISOString(),
@@ -146,7 +145,7 @@ export class ProtocolLog {
       size: Buffer.byteLength(json),
       durationMs,
       requestId,
-      json: masked.length > PROTOCOL_MESSAGE_CHARS ? `${masked.slice(0, PROTOCOL_MESSAGE_CHARS)}…` : masked,
+      json: redactClipped(json, this.secrets(), PROTOCOL_MESSAGE_CHARS),
     };
   }
 

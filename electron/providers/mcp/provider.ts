@@ -29,7 +29,7 @@ import { signInRequired } from './oauth/provider';
 import { declaredAnnotations, declaredIcons, decideFromAnnotations, notRunnableReason } from './policy';
 import { DeclaredWatch } from './declaredWatch';
 import { DeclaredAccess, listDeclared, NO_DECLARED, type DeclaredLists } from './resources';
-import { redact, secretValues } from './secrets';
+import { redact, redactJson, secretValues } from './secrets';
 import type { McpSettings } from './settings';
 import { StderrTail } from './stderrTail';
 
@@ -47,7 +47,7 @@ export interface McpProviderParts {
   progressFor: CallParts['progressFor'];
   log: Logger;
   /** A URL server's OAuth bearer and refresh (oauth/registry.ts); none for a stdio server or one with its own Authorization header. */
-  oauth?: { authFor(settings: McpSettings): HttpAuth | undefined } | undefined;
+  oauth?: { authFor(settings: McpSettings): HttpAuth | undefined; heldSecrets(server: string): string[] } | undefined;
 }
 
 export class McpServerProvider implements Provider {
@@ -82,15 +82,13 @@ export class McpServerProvider implements Provider {
   readonly #followers = new Map<string, Set<(uri: string) => void>>();
   /** The connection's list-change and resource-update notifications (declaredWatch.ts). */
   #watch: DeclaredWatch | undefined;
-  readonly #stderr = new StderrTail(() => this.#secrets);
-  #secrets: string[];
+  readonly #stderr = new StderrTail(() => this.secrets());
 
   constructor(
     settings: McpSettings,
     private readonly parts: McpProviderParts,
   ) {
     this.#settings = settings;
-    this.#secrets = secretValues(settings.entry);
     this.#status = this.#state('disabled', null);
   }
 
@@ -100,6 +98,13 @@ export class McpServerProvider implements Provider {
 
   get settings(): McpSettings {
     return this.#settings;
+  }
+
+  /** Every value to mask in what the server says or what is said of it: its entry's secrets, and the OAuth tokens held for it. */
+  secrets(): string[] {
+    const held = this.parts.oauth?.heldSecrets(this.name) ?? [];
+    const own = secretValues(this.#settings.entry);
+    return held.length === 0 ? own : [...own, ...held];
   }
 
   /** The server's process id while connected over stdio. */
@@ -146,7 +151,6 @@ export class McpServerProvider implements Provider {
   /** New settings from the console; an active server reconnects with them unless told not to. */
   update(settings: McpSettings, { reconnect = true }: { reconnect?: boolean } = {}): void {
     this.#settings = settings;
-    this.#secrets = secretValues(settings.entry);
     this.#prior = undefined;
     if (this.#active && reconnect) this.reconnect();
   }
@@ -401,13 +405,19 @@ export class McpServerProvider implements Provider {
           void connection.close();
         };
         const { graceMs, progressFor } = this.parts;
-        // A failure's message reaches the caller, an agent as well: the server's entry's secrets
-        // in it (an HTTP error body echoing the Authorization header or the URL's key) are masked,
-        // as its status reasons are.
-        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool, args, context).catch((error: unknown) => {
-          if (error instanceof Error) error.message = redact(error.message, this.#secrets);
-          throw error;
-        });
+        // What the server answers reaches the caller, an agent as well: the secrets Capstan holds
+        // for the server (its entry's, its OAuth tokens) are masked wherever the answer or a
+        // failure quotes them (an error echoing the Authorization header or the URL's key), as its
+        // status reasons are.
+        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool, args, context).then(
+          (result) => redactJson(result, this.secrets()),
+          (error: unknown) => {
+            const secrets = this.secrets();
+            if (error instanceof Error) error.message = redact(error.message, secrets);
+            if (error instanceof CapstanError) for (const [key, detail] of Object.entries(error.details)) error.details[key] = redactJson(detail, secrets);
+            throw error;
+          },
+        );
       },
     };
   }
@@ -424,6 +434,6 @@ export class McpServerProvider implements Provider {
 
   /** An error in words, without any secret the entry holds (a URL's query, a header echoed back). */
   #reason(error: unknown): string {
-    return redact(error instanceof Error ? error.message : String(error), this.#secrets);
+    return redact(error instanceof Error ? error.message : String(error), this.secrets());
   }
 }

@@ -9,6 +9,10 @@
 import { CapstanError } from '../../../shared/errors';
 import { isMasked, SECRET_MASK, type McpServerEntry } from '../../../shared/mcp';
 
+/** Shorter values are not masked: a two-letter "secret" would mask half of every text. */
+const MIN_SECRET_CHARS = 4;
+/** The shortest piece of a secret an open-ended text is masked for (redactOpenEnded). */
+const OPEN_PIECE_CHARS = 3;
 const SECRET_NAME = /auth|token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|credential|cookie|session|signature/i;
 const SECRET_VALUE =
   /^(bearer|basic|token)\s+\S{8,}|^(sk|pk|rk)[-_][A-Za-z0-9_-]{12,}|^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|^github_pat_|^glpat-|^xox[abpr]-|^AKIA[0-9A-Z]{16}$|^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\./i;
@@ -98,8 +102,17 @@ export function unmaskEntry(incoming: McpServerEntry, stored: McpServerEntry | u
   return out;
 }
 
+/** secretValues by entry: entries are replaced, never changed in place, and the protocol view asks for every message. */
+const secretsOfEntry = new WeakMap<McpServerEntry, string[]>();
+
 /** Every secret value an entry holds, so they can be masked wherever else they turn up (stderr, error messages). */
 export function secretValues(entry: McpServerEntry): string[] {
+  let found = secretsOfEntry.get(entry);
+  if (!found) secretsOfEntry.set(entry, (found = collectSecrets(entry)));
+  return found;
+}
+
+function collectSecrets(entry: McpServerEntry): string[] {
   const found: string[] = [];
   const collect: Masker = (value) => {
     found.push(value);
@@ -111,13 +124,67 @@ export function secretValues(entry: McpServerEntry): string[] {
   entry.args?.forEach((arg, index) => maskArgument(arg, entry.args![index - 1], collect));
   if (entry.url) maskUrl(entry.url, collect);
   if (entry.oauth?.clientSecret) found.push(entry.oauth.clientSecret);
-  return found.filter((value) => value.length >= 4);
+  return found.filter((value) => value.length >= MIN_SECRET_CHARS);
 }
 
 export function redact(text: string, secrets: readonly string[]): string {
   let redacted = text;
-  for (const secret of secrets) redacted = redacted.replaceAll(secret, SECRET_MASK);
+  for (const secret of secrets) if (secret.length >= MIN_SECRET_CHARS) redacted = redacted.replaceAll(secret, SECRET_MASK);
   return redacted;
+}
+
+/**
+ * `redact` over every string in a JSON value, keys included: a server's answer or error may quote
+ * a credential it was sent. The same value when nothing needed masking, so that an answer without
+ * secrets costs a walk and no copy.
+ */
+export function redactJson<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  if (typeof value === 'string') return redact(value, secrets) as T;
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown) => redactJson(item, secrets));
+    return items.some((item, index) => item !== value[index]) ? (items as T) : value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  let changed = false;
+  const entries = Object.entries(value).map(([key, item]) => {
+    const masked: [string, unknown] = [redact(key, secrets), redactJson(item, secrets)];
+    changed ||= masked[0] !== key || masked[1] !== item;
+    return masked;
+  });
+  return changed ? (Object.fromEntries(entries) as T) : value;
+}
+
+/**
+ * `redact`, then cut to `max` characters with an ellipsis: masked before the cut, so that a cut
+ * through a secret cannot leave a piece of it that no longer matches. Text of any length: only
+ * as much is masked as can show, with room for the longest secret to end.
+ */
+export function redactClipped(text: string, secrets: readonly string[], max: number): string {
+  const room = max + Math.max(0, ...secrets.map((secret) => secret.length));
+  const cut = text.length > room;
+  const redacted = cut ? redactOpenEnded(text.slice(0, room), secrets) : redact(text, secrets);
+  return cut || redacted.length > max ? `${redacted.slice(0, max)}…` : redacted;
+}
+
+/**
+ * `redact` for text that stops before its end (a line still being written, or cut): a secret it
+ * stops partway through is masked too, since the rest of it is not there to be matched. A piece
+ * shorter than OPEN_PIECE_CHARS is left, or any text ending in a secret's first letter would be.
+ */
+export function redactOpenEnded(text: string, secrets: readonly string[]): string {
+  const redacted = redact(text, secrets);
+  let cut = redacted.length;
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET_CHARS) continue;
+    for (let size = Math.min(secret.length - 1, redacted.length); size >= OPEN_PIECE_CHARS; size--) {
+      if (redacted.length - size < cut && redacted.endsWith(secret.slice(0, size))) {
+        cut = redacted.length - size;
+        break;
+      }
+    }
+  }
+  return cut === redacted.length ? redacted : `${redacted.slice(0, cut)}${SECRET_MASK}`;
 }
 
 function maskArgument(arg: string, previous: string | undefined, masker: Masker): string {

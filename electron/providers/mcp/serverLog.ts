@@ -4,7 +4,7 @@
  * lines that explain it, and the level is asked for again on each new connection.
  */
 import { LogLevel, SERVER_LOG_DATA_CHARS, SERVER_LOG_LINES, atLeast, type ServerLogLine, type ServerLogView } from '../../../shared/serverLog';
-import { redact } from './secrets';
+import { redactClipped } from './secrets';
 
 export interface ServerLogParts {
   server: string;
@@ -33,8 +33,8 @@ export class ServerLog {
       seq: ++this.#seq,
       at: new Date().toISOString(),
       level: parsed.success ? parsed.data : 'info',
-      logger: typeof logger === 'string' ? redact(logger.slice(0, 200), this.parts.secrets()) : null,
-      data: redact(text.length > SERVER_LOG_DATA_CHARS ? `${text.slice(0, SERVER_LOG_DATA_CHARS)}…` : text, this.parts.secrets()),
+      logger: typeof logger === 'string' ? redactClipped(logger, this.parts.secrets(), 200) : null,
+      data: redactClipped(text, this.parts.secrets(), SERVER_LOG_DATA_CHARS),
     };
     this.#lines.push(line);
     if (this.#lines.length > SERVER_LOG_LINES) {

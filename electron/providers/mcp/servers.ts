@@ -314,7 +314,7 @@ export class McpServers {
       side = new McpClientSide({
         server: name,
         roots: entry.roots ?? [],
-        secrets: () => secretValues(this.#providers.get(name)?.settings.entry ?? entry),
+        secrets: () => this.#providers.get(name)?.secrets() ?? secretValues(entry),
         onLogLine: (line) => this.parts.publish?.({ type: 'serverLog', server: name, line }),
         ask: this.parts.ask,
       });

@@ -67,6 +67,18 @@ export class OAuthRegistry {
     return made;
   }
 
+  /**
+   * What Capstan holds for a server that must never be shown (its tokens, the client secret its
+   * authorization server issued), to be masked wherever the server's words are: a server may echo
+   * the Authorization header it was sent in an error.
+   */
+  heldSecrets(server: string): string[] {
+    const oauth = this.#servers.get(server);
+    if (!oauth) return [];
+    const tokens = oauth.tokens();
+    return [tokens?.access_token, tokens?.refresh_token, oauth.clientInformation()?.client_secret].filter((value): value is string => typeof value === 'string' && value !== '');
+  }
+
   /** What the server's connection carries (McpConnection.open's `auth`). */
   authFor(settings: McpSettings): HttpAuth | undefined {
     const oauth = this.server(settings);
