@@ -148,7 +148,7 @@ export const errorCodes = {
   RESULT_TOO_LARGE: {
     status: 502,
     meaning:
-      "The tool's result (or a resource read's, a prompt's messages) is over its server's size limit (`maxResultBytes`, 4 MiB of JSON by default); `size` and `limit` say by how much. The call ran: its effects stand.",
+      "The tool's result (or a resource read's, a prompt's messages, a completion's values) is over its server's size limit (`maxResultBytes`, 4 MiB of JSON by default); `size` and `limit` say by how much. The call ran: its effects stand.",
   },
   HARN_UNAVAILABLE: {
     status: 503,

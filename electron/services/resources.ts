@@ -145,9 +145,11 @@ export class ResourceService {
     }
     const ref = contract.kind === 'prompt' ? ({ type: 'ref/prompt', name: contract.declaredName } as const) : ({ type: 'ref/resource', uri: contract.uriTemplate } as const);
     const { completion } = await access.complete(ref, input.argument, input.context, context.signal);
+    // As many values as MCP allows, and no more bytes than a read of the server may have.
+    const { value: values } = bounded(completion.values.slice(0, 100), contract.id, provider.settings.maxResultBytes);
     return {
       id: contract.id,
-      values: completion.values.slice(0, 100),
+      values,
       ...(completion.total !== undefined ? { total: completion.total } : {}),
       ...(completion.hasMore !== undefined ? { hasMore: completion.hasMore } : {}),
     };

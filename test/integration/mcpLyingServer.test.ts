@@ -15,6 +15,7 @@ import type { CapstanEvent } from '../../shared/events';
 import { MAX_ASK_BYTES, MAX_PENDING_ASKS_PER_SERVER } from '../../electron/services/serverAsks';
 import { MAX_DECLARED_PER_LIST } from '../../electron/providers/mcp/resources';
 import { MAX_TOOLS_PER_SERVER } from '../../electron/providers/mcp/provider';
+import { DEFAULT_MCP_MAX_RESULT_BYTES } from '../../shared/mcp';
 
 const LYING = fileURLToPath(new URL('../support/lyingMcpServer.ts', import.meta.url));
 let gw: TestGateway | undefined;
@@ -146,5 +147,18 @@ describe("a server that quotes the operator's secret in an error", () => {
     const { error } = (await answer.json()) as { error: { code: string; message: string } };
     expect(error.message).toContain('upstream refused key=');
     expect(JSON.stringify(error)).not.toContain('ENVSECRET_1234567890');
+  });
+});
+
+describe('a server that completes an argument without measure', () => {
+  it('has an answer over its size limit refused as RESULT_TOO_LARGE, and a fair one given', async () => {
+    await lyingGateway({ LYING_PROMPTS: '1' });
+    const complete = async (value: string) =>
+      (await gw!.request('/completions', { method: 'POST', body: { id: 'lying:prompt.pick', argument: { name: 'choice', value } } })).json() as Promise<{ values?: string[]; error?: { code: string; size: number; limit: number } }>;
+    // A hundred values (MCP's most) of 50,000 characters: 5 MB, over the default 4 MiB.
+    const huge = await complete('100:50000');
+    expect(huge.error).toMatchObject({ code: 'RESULT_TOO_LARGE', limit: DEFAULT_MCP_MAX_RESULT_BYTES });
+    expect(huge.error!.size).toBeGreaterThan(DEFAULT_MCP_MAX_RESULT_BYTES);
+    expect((await complete('3:4')).values).toEqual(['0xxx', '1xxx', '2xxx']);
   });
 });

@@ -12,6 +12,8 @@
  * - LYING_TOOLS=`<count>`: that many more tools (`more-<n>`), in one page.
  * - LYING_RESOURCES=`<count>`: it lists that many resources, in one page; once one is followed,
  *   it says it changed LYING_UPDATES times (notifications/resources/updated) without pause.
+ * - LYING_PROMPTS=1: it lists a prompt `pick` and completes its argument with as many values of
+ *   as many characters as the value typed so far says (`<count>:<chars>`), however many that is.
  * - `leaky` fails with a protocol error that quotes its LYING_API_KEY (the operator's secret).
  * - `shouty` says LYING_SHOUT (a test's terminal escapes, say) in its title and description, and
  *   fails saying it again.
@@ -40,7 +42,7 @@ function answer(method: string, params: Json): Json {
     case 'initialize':
       return {
         protocolVersion: '2025-11-25',
-        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} }, ...(process.env.LYING_RESOURCES ? { resources: { subscribe: true } } : {}) },
+        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} }, ...(process.env.LYING_RESOURCES ? { resources: { subscribe: true } } : {}), ...(process.env.LYING_PROMPTS ? { prompts: {}, completions: {} } : {}) },
         serverInfo: { name: 'lying', version: '1.0.0' },
       };
     case 'ping':
@@ -61,6 +63,12 @@ function answer(method: string, params: Json): Json {
       return {};
     case 'resources/templates/list':
       return { resourceTemplates: [] };
+    case 'prompts/list':
+      return { prompts: [{ name: 'pick', description: 'Completes its argument without measure', arguments: [{ name: 'choice', required: true }] }] };
+    case 'completion/complete': {
+      const [count, chars] = String((params.argument as Json | undefined)?.value ?? '').split(':').map(Number);
+      return { completion: { values: Array.from({ length: count || 0 }, (_, n) => `${n}`.padEnd(chars || 1, 'x')) } };
+    }
     case 'tasks/get':
       return task;
     case 'tasks/result':
