@@ -12,7 +12,7 @@ import { APP_NAME } from '../paths';
 import { announce, createLogger, parseServeOptions, startServer } from '../server';
 import { RENDERER_DIR } from './appPage';
 import { notifyApprovals } from './approvalNotice';
-import { confirmWithDialog } from './confirmDialog';
+import { approveWithDialog, confirmWithDialog } from './confirmDialog';
 import type { ElectronApi } from './electronApi';
 import { registerIpc } from './ipcHandlers';
 import { installAppMenu } from './menu';
@@ -64,7 +64,16 @@ async function start(electron: ElectronApi, args: readonly string[], env: NodeJS
   // Awaited: the host may load providers asynchronously.
   // The window opens with the builtins while skills load; the catalog says which providers are still loading.
   const host = await createHost({ dataDir: app.getPath('userData'), skillsDirs: options.skillsDirs, logger, skillsInBackground: true, ...oauthShell(electron) });
-  registerIpc(ipcMain, createIpcDispatcher({ handlers: host.handlers, logger, ask: (review) => confirmWithDialog(electron.dialog, window, review) }), logger);
+  registerIpc(
+    ipcMain,
+    createIpcDispatcher({
+      handlers: host.handlers,
+      logger,
+      ask: (review) => confirmWithDialog(electron.dialog, window, review),
+      consent: (prompt) => approveWithDialog(electron.dialog, window, prompt),
+    }),
+    logger,
+  );
   restrictPermissions(session.defaultSession);
   // The window works over IPC alone, so a gateway that cannot listen is logged, not fatal.
   const gateway = await startServer(host, { ...options, logger, rendererDir: RENDERER_DIR, anyPortIfTaken: true }).catch((error: unknown) => {

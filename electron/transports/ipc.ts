@@ -14,6 +14,7 @@ import { dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallC
 import type { AskOperator } from '../services/confirmation';
 import { visibleText } from '../../shared/visibleText';
 import { BODY_LIMIT_BYTES } from './http';
+import { consentPrompt, type ConfirmationPrompt } from './ipcConsent';
 
 /**
  * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
@@ -42,20 +43,30 @@ function decodePath(pathname: string): string {
   }
 }
 
+export interface IpcDispatcherParts {
+  handlers: ApiHandlers;
+  logger: Logger;
+  /** Puts a call that needs confirmation, or an agent's call awaiting approval, to the operator in a native dialog. */
+  ask: AskOperator;
+  /** Shows a native dialog for a change the window asked for (ipcConsent.ts): true when the operator approved it. */
+  consent: (prompt: ConfirmationPrompt) => Promise<boolean>;
+}
+
 /**
  * Dispatches each channel's payload as the operator, with the native dialog as the confirmation
  * strategy (services/confirmation.ts): a call that needs confirmation, or an approval of an agent's
- * call, waits while the main process asks. One question at a time: concurrent ones queue behind
- * the dialog on screen.
+ * call, waits while the main process asks, and so does a change the page may not make on its own
+ * word (ipcConsent.ts). One question at a time: concurrent ones queue behind the dialog on screen.
  */
-export function createIpcDispatcher({ handlers, logger, ask }: { handlers: ApiHandlers; logger: Logger; ask: AskOperator }): IpcDispatcher {
+export function createIpcDispatcher({ handlers, logger, ask, consent }: IpcDispatcherParts): IpcDispatcher {
   let pendingQuestion: Promise<unknown> = Promise.resolve();
-  const askInTurn: AskOperator = (review) => {
-    const answer = pendingQuestion.then(() => ask(review));
+  const inTurn = <T, A>(question: (about: A) => Promise<T>) => (about: A): Promise<T> => {
+    const answer = pendingQuestion.then(() => question(about));
     pendingQuestion = answer.catch(() => undefined);
     return answer;
   };
-  const dialog = { kind: 'dialog', ask: askInTurn } as const;
+  const dialog = { kind: 'dialog', ask: inTurn(ask) } as const;
+  const consentInTurn = inTurn(consent);
 
   return async (operation, rawPayload) => {
     const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
@@ -70,6 +81,12 @@ export function createIpcDispatcher({ handlers, logger, ask }: { handlers: ApiHa
       return errorEnvelope(error as CapstanError, context);
     }
     const payload = operation === 'callTool' ? withoutConfirmation(plain, log) : plain;
+    const prompt = consentPrompt(operation, payload);
+    if (prompt) {
+      const approved = (await consentInTurn(prompt)) && prompt.approveId !== undefined;
+      log.info({ approved }, 'asked the operator in the system dialog for a change the window asked for');
+      if (!approved) return errorEnvelope(new CapstanError('CONFIRMATION_DENIED', `${prompt.options.title}: not approved in the system dialog, so nothing changed`), context);
+    }
     const answer = await dispatch(handlers, operation, payload, context);
     return answer.ok ? { ok: true, value: answer.value } : answer.envelope;
   };
@@ -116,21 +133,6 @@ function withoutConfirmation(payload: unknown, log: Logger): unknown {
 
 /** The longest arguments JSON a dialog shows; longer ones cannot be reviewed, so cannot be approved. */
 export const MAX_REVIEWABLE_ARGUMENTS = 4000;
-
-export interface ConfirmationPrompt {
-  options: {
-    type: 'warning';
-    title: string;
-    message: string;
-    detail: string;
-    buttons: string[];
-    defaultId: number;
-    cancelId: number;
-    noLink: boolean;
-  };
-  /** The button index that approves the call, absent when the call cannot be approved here. */
-  approveId: number | undefined;
-}
 
 /**
  * What the native confirmation dialog says: the tool, its risk and the exact arguments. The

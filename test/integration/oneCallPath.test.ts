@@ -156,11 +156,13 @@ describe('one call path: every way in shows the same refusal', { timeout: 60_000
 
   it('IPC, as the desktop window calls', async () => {
     const ask = vi.fn(async () => true);
-    const dispatcher = createIpcDispatcher({ handlers: gw.host.handlers, logger: gw.host.logger, ask });
+    const consent = vi.fn(async () => true);
+    const dispatcher = createIpcDispatcher({ handlers: gw.host.handlers, logger: gw.host.logger, ask, consent });
     const reply = await dispatcher('callTool', { tool: TOOL, arguments: {} });
     // IpcReply's failure is the envelope itself.
     expectRefusal('IPC', reply as Json, 'operator');
     expect(ask).not.toHaveBeenCalled();
+    expect(consent).not.toHaveBeenCalled();
   });
 
   it('/mcp over Streamable HTTP with an agent token: discover, load, call', async () => {

@@ -25,7 +25,7 @@ import { APP_URL } from '../../electron/shell/appPage';
 import { notifyApprovals } from '../../electron/shell/approvalNotice';
 import { EventBus } from '../../electron/services/events';
 import type { ApprovalView } from '../../shared/approvals';
-import { confirmWithDialog } from '../../electron/shell/confirmDialog';
+import { approveWithDialog, confirmWithDialog } from '../../electron/shell/confirmDialog';
 import { registerIpc } from '../../electron/shell/ipcHandlers';
 import { menuTemplate } from '../../electron/shell/menu';
 import { restrictPermissions } from '../../electron/shell/permissions';
@@ -417,9 +417,10 @@ describe('IPC', () => {
     parent = new BrowserWindow({ webPreferences: {} });
     const { host } = gateway;
     const confirm = (request: Parameters<typeof confirmWithDialog>[2]) => confirmWithDialog(electron.dialog, parent as unknown as ElectronWindow, request);
+    const consent = (prompt: Parameters<typeof approveWithDialog>[2]) => approveWithDialog(electron.dialog, parent as unknown as ElectronWindow, prompt);
     registerIpc(
       { handle: (channel, handler) => void handlers.set(channel, handler as Handler) },
-      createIpcDispatcher({ handlers: host.handlers, logger: host.logger, ask: confirm }),
+      createIpcDispatcher({ handlers: host.handlers, logger: host.logger, ask: confirm, consent }),
       host.logger,
     );
   });
@@ -501,6 +502,63 @@ describe('IPC', () => {
       expect(dialog.showMessageBox).toHaveBeenCalledOnce();
       expect(reply).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_REQUIRED' } });
       expect(target.hits).toEqual([]);
+    });
+  });
+
+  describe('a change the window may not make on its own word', () => {
+    type Shown = { title: string; message: string; detail: string; buttons: string[]; defaultId: number; cancelId: number };
+    const shown = (call = 0) => dialog.showMessageBox.mock.calls[call]![1] as Shown;
+    const servers = async () => ((await invoke('capstan:listMcpServers', undefined)).value as unknown as { servers: { name: string }[] }).servers.map((server) => server.name);
+    // Saved disabled, so approving it starts nothing in the test.
+    const entry = { command: process.execPath, args: ['--version'], env: { API_TOKEN: 'sk-live-0123456789abcdef' }, enabled: false };
+
+    it('saves an MCP server only once the operator approves it in the native dialog, which shows the program it would start', async () => {
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+      expect(await invoke('capstan:saveMcpServer', { name: 'injected', entry })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
+      expect(await servers()).not.toContain('injected');
+      const asked = shown();
+      expect(asked).toMatchObject({ title: 'Save MCP server', message: 'Save the MCP server “injected”?', buttons: ['Cancel', 'Save'] });
+      expect(asked.buttons[asked.defaultId]).toBe('Cancel');
+      expect(asked.cancelId).toBe(asked.defaultId);
+      expect(asked.detail).toContain(`${process.execPath} --version`);
+      expect(asked.detail).toContain('Environment: API_TOKEN');
+      expect(asked.detail).not.toContain('sk-live');
+
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+      expect(await invoke('capstan:saveMcpServer', { name: 'injected', entry })).toMatchObject({ ok: true });
+      expect(await servers()).toContain('injected');
+      expect(await invoke('capstan:removeMcpServer', { name: 'injected' })).toMatchObject({ ok: true });
+      expect(dialog.showMessageBox).toHaveBeenCalledTimes(2);
+    });
+
+    it('hands out an agent token only once the operator approves it', async () => {
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+      expect(await invoke('capstan:createAgent', { name: 'exfiltrated' })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
+      expect(gateway.host.agents.list().map((agent) => agent.name)).not.toContain('exfiltrated');
+      expect(shown()).toMatchObject({ title: 'Create agent token', message: 'Create an agent token for “exfiltrated”?' });
+    });
+
+    it('cannot approve a change too long to read in the dialog, and shows what it is with stand-ins for hidden characters', async () => {
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+      const padded = { ...entry, args: ['--version', 'x'.repeat(3000)] };
+      expect(await invoke('capstan:saveMcpServer', { name: 'padded', entry: padded })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
+      expect(shown().buttons).toEqual(['Cancel']);
+      expect(await servers()).not.toContain('padded');
+      dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+      await invoke('capstan:startHarnRun', { script: '/tmp/safe\u202Egnp.harn' });
+      expect(shown(1).message).not.toContain('\u202E');
+    });
+
+    it('asks nothing for reads, nor for changes that only take access away', async () => {
+      expect(await invoke('capstan:getSettings', undefined)).toMatchObject({ ok: true });
+      expect(await invoke('capstan:setProviderEnabled', { provider: 'skills', enabled: false })).toMatchObject({ ok: true });
+      expect(await invoke('capstan:setCapabilityRevoked', { id: 'builtin:time_now', revoked: true })).toMatchObject({ ok: true });
+      expect(dialog.showMessageBox).not.toHaveBeenCalled();
+      dialog.showMessageBox.mockResolvedValue({ response: 1, checkboxChecked: false });
+      expect(await invoke('capstan:setCapabilityRevoked', { id: 'builtin:time_now', revoked: false })).toMatchObject({ ok: true });
+      expect(await invoke('capstan:setProviderEnabled', { provider: 'skills', enabled: true })).toMatchObject({ ok: true });
+      dialog.showMessageBox.mockResolvedValue({ response: 0, checkboxChecked: false });
+      expect(dialog.showMessageBox.mock.calls.map(([, options]) => (options as Shown).title)).toEqual(['Restore capability', 'Enable provider']);
     });
   });
 

@@ -87,7 +87,10 @@ describe('the IPC dispatcher over a real host', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const dispatcherWith = (confirm: AskOperator, handlers: ApiHandlers = host.handlers) => createIpcDispatcher({ handlers, logger, ask: confirm });
+  const notConsulted = async (): Promise<boolean> => {
+    throw new Error('the operator should not have been asked to approve a change');
+  };
+  const dispatcherWith = (confirm: AskOperator, handlers: ApiHandlers = host.handlers) => createIpcDispatcher({ handlers, logger, ask: confirm, consent: notConsulted });
   const neverAsked: AskOperator = async () => {
     throw new Error('the operator should not have been asked');
   };
