@@ -229,4 +229,27 @@ describe('the gateway in front of /mcp', () => {
     expect(odd.headers.get('content-type')).toMatch(/^application\/json/);
     expect(((await odd.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
   });
+
+  it('answers a lone tools/call, served without a pooled server, as a server answers the same call in a batch', async () => {
+    const agent = { authorization: `Bearer ${agentToken}`, 'mcp-protocol-version': '2025-11-25' };
+    const alone = async (message: Record<string, unknown>) => (await post(agent, message)).json() as Promise<Record<string, unknown>>;
+    const batched = async (message: Record<string, unknown>) => ((await (await post(agent, [message])).json()) as Record<string, unknown>[])[0]!;
+    const cases = [
+      // An unknown tool is MCP's protocol error; a known one's refusal a result with isError.
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } },
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'capability_call', arguments: { reference: 'not an object' } } },
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'capabilities_list', arguments: { limit: 2 }, _meta: { progressToken: 'p-9' } } },
+      // Not plainly well formed: the SDK's server words the refusal, whichever way it came.
+      { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 42 } },
+    ];
+    // What names the request itself (its requestId, its task) differs from one request to the next.
+    const comparable = (answer: Record<string, unknown>) => JSON.parse(JSON.stringify(answer).replace(/"(req|task)-[0-9a-f-]+"/g, '"…"').replace(/"requestId":"[^"]*"/g, '"requestId":"…"')) as unknown;
+    for (const message of cases) {
+      const [single, inBatch] = [await alone(message), await batched(message)];
+      expect(single.id, JSON.stringify(message)).toBe(message.id);
+      expect(comparable(single), JSON.stringify(message)).toEqual(comparable(inBatch));
+    }
+    expect(await alone(cases[0]!)).toMatchObject({ error: { code: -32602, message: 'Unknown tool: no_such_tool' } });
+    expect(await alone(cases[3]!)).toMatchObject({ error: { code: -32602, message: expect.stringContaining('Invalid tools/call request') } });
+  });
 });

@@ -36,7 +36,7 @@ import { assertWithinQuota, type AgentQuotas } from '../../services/quotas';
 import { readLegacyPost, refuseLegacyPost, serveLegacyPost } from './legacyExchange';
 import { LoadedTools } from './loadedTools';
 import type { McpCaller } from './caller';
-import { createCapstanServer, listsLoadedTools } from './server';
+import { answerToolCall, createCapstanServer, listsLoadedTools } from './server';
 import { McpServerPool } from './serverPool';
 import { keyOf, McpSessions, type McpSession, type SessionEnd } from './sessions';
 
@@ -145,7 +145,10 @@ export function mcpEndpoint(handlers: ApiHandlers, events: EventBus, { sessionId
         inBatch,
       };
       const authInfo = { token: '', clientId: principal, scopes: [], extra: { caller } };
-      if (legacy) return serveLegacyPost(legacy, request, reply, { servers, dynamic: listsLoadedTools('legacy', caller), authInfo, retryMs: SSE_RETRY_MS });
+      if (legacy) {
+        const dynamic = listsLoadedTools('legacy', caller);
+        return serveLegacyPost(legacy, request, reply, { servers, dynamic, authInfo, retryMs: SSE_RETRY_MS, answerToolCall: (params, exchange) => answerToolCall(params, { ...exchange, caller }, dynamic, parts) });
+      }
       const response = await handler.fetch(new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers: forwarded(request), signal: gone.signal }), {
         parsedBody: body,
         authInfo,

@@ -14,6 +14,13 @@
  * framing, re-read through a monitoring stream and Fastify's web-stream sender, and every answer
  * was an SSE stream the client parsed again. That was 40% of the gateway's CPU for an agent's
  * call over `/mcp` (`npm run bench mcp`, docs/benchmarks.md).
+ *
+ * A lone `tools/call` whose params are plainly well formed (a name, an arguments object, `_meta`
+ * with at most a progress token of the right type beside other keys) is answered by the same
+ * function the server's handler calls (server.ts `answerToolCall`), without a server of the pool:
+ * the server would only check again what is checked here, by trying the message against each of
+ * JSON-RPC's shapes, then the request and the result against MCP's schemas (zod, 5% of an agent's
+ * call). Anything else, and any error the SDK words itself, goes to a server as before.
  */
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -22,11 +29,14 @@ import {
   parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
   type AuthInfo,
+  type CallToolResult,
   type JSONRPCMessage,
+  type ProgressToken,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Lease, McpServerPool, ServerExchange } from './serverPool';
+import type { ToolCallExchange, ToolCallParams } from './server';
 import { keyOf } from './sessions';
 
 /** How long an answer may take before its client is shown a live stream instead. */
@@ -46,6 +56,8 @@ export interface LegacyExchangeOptions {
   authInfo: AuthInfo;
   /** How soon a client whose stream broke should come back (the priming event's `retry:`). */
   retryMs: number;
+  /** Answers a plainly well-formed `tools/call` without a server (server.ts `answerToolCall`, for this request's caller); without it, a server does. */
+  answerToolCall?: ((params: ToolCallParams, exchange: Omit<ToolCallExchange, 'caller'>) => Promise<CallToolResult>) | undefined;
 }
 
 type Id = string | number;
@@ -121,6 +133,21 @@ export async function serveLegacyPost(post: ReadPost, request: FastifyRequest, r
   if (requests.length === 0) return reply.code(202).send();
 
   const exchange = new LegacyExchange(reply, requests, { batch: post.batch, priming: protocolVersion !== undefined && protocolVersion >= PRIMING_SINCE, retryMs: options.retryMs });
+  const toolCall = options.answerToolCall && !post.batch && messages.length === 1 ? plainToolCall(messages[0]!) : undefined;
+  if (toolCall && options.answerToolCall) {
+    // The response closing (answered, or its client gone) ends the exchange, as a lease's end does.
+    reply.raw.once('close', () => void exchange.close());
+    const { id, params } = toolCall;
+    const notify = (notification: { method: string; params?: Record<string, unknown> }) => exchange.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage, { relatedRequestId: id });
+    void options.answerToolCall(params, { progressToken: params._meta?.progressToken as ProgressToken | undefined, notify }).then(
+      (result) => exchange.send({ jsonrpc: '2.0', id, result }),
+      // As the SDK's server words a handler's failure: its code when it has one (an unknown tool's -32602), else -32603.
+      (error: { code?: unknown; message?: string; data?: unknown }) =>
+        exchange.send({ jsonrpc: '2.0', id, error: { code: Number.isSafeInteger(error.code) ? (error.code as number) : -32603, message: error.message ?? 'Internal error', ...(error.data !== undefined ? { data: error.data } : {}) } }),
+    );
+    await exchange.sent;
+    return reply;
+  }
   let lease: Lease;
   try {
     lease = await options.servers.lend(options.dynamic, exchange);
@@ -157,6 +184,22 @@ function withoutCancelledInBatch(messages: JSONRPCMessage[]): JSONRPCMessage[] {
     return id === undefined || !cancelled.has(keyOf(id));
   });
 }
+
+/**
+ * A `tools/call` whose params are plainly what MCP defines (server.ts `ToolCallParams`), nothing
+ * more: no task augmentation, no reserved envelope in `_meta`, a progress token of the right type.
+ */
+function plainToolCall(message: JSONRPCMessage): { id: Id; params: ToolCallParams } | undefined {
+  if (!isRequest(message) || message.method !== 'tools/call') return undefined;
+  const params = (message as { params?: unknown }).params;
+  if (!isPlainObject(params) || !Object.keys(params).every((key) => key === 'name' || key === 'arguments' || key === '_meta')) return undefined;
+  const { name, arguments: args, _meta: meta } = params;
+  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args)) || (meta !== undefined && !isPlainObject(meta))) return undefined;
+  if (meta && (Object.keys(meta).some((key) => key.startsWith('io.modelcontextprotocol/')) || !(meta.progressToken === undefined || typeof meta.progressToken === 'string' || Number.isInteger(meta.progressToken)))) return undefined;
+  return { id: message.id, params: params as unknown as ToolCallParams };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isCancellation = (message: JSONRPCMessage): message is JSONRPCMessage & { params: { requestId?: unknown } } =>
   'method' in message && !('id' in message) && message.method === 'notifications/cancelled' && typeof message.params === 'object' && message.params !== null;

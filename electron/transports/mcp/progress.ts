@@ -9,7 +9,7 @@
  * separately (milliseconds waited, then the tool's own steps), so the second continues above
  * where the first stopped, its total shifted alike.
  */
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type { Notification, ProgressToken } from '@modelcontextprotocol/server';
 import type { EventBus } from '../../services/events';
 import type { ApprovalWait } from '../../services/approvals';
 
@@ -19,9 +19,8 @@ export interface CallProgress {
   stop(): Promise<void>;
 }
 
-/** The progress of the call with this requestId, or undefined when the client asked for none. */
-export function callProgress(ctx: ServerContext, requestId: string, events: EventBus): CallProgress | undefined {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
+/** The progress of the call with this requestId, told with `notify`, or undefined when the client asked for none (no `progressToken`). */
+export function callProgress(progressToken: ProgressToken | undefined, notify: (notification: Notification) => Promise<void>, requestId: string, events: EventBus): CallProgress | undefined {
   if (progressToken === undefined) return undefined;
   let phase: 'approval' | 'tool' | undefined;
   let floor = 0;
@@ -32,7 +31,7 @@ export function callProgress(ctx: ServerContext, requestId: string, events: Even
     if (floor + progress <= last) return;
     last = floor + progress;
     const params = { progressToken, progress: last, ...(typeof total === 'number' ? { total: floor + total } : {}), ...(message ? { message } : {}) };
-    const sent = ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    const sent = notify({ method: 'notifications/progress', params }).catch(() => undefined);
     sending.add(sent);
     void sent.finally(() => sending.delete(sent));
   };
