@@ -97,6 +97,9 @@ export function readLegacyPost(request: FastifyRequest): LegacyPost {
   // parseJSONRPCMessage checked the shape; the server checks initialize's params when it answers.
   const initialize = messages.find((message): message is JSONRPCMessage & { method: 'initialize'; params?: { protocolVersion?: unknown } } => isRequest(message) && message.method === 'initialize');
   if (initialize && messages.length > 1) return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
+  // MCP 2025-03-26, the one revision with batches: initialize must not be part of one. Served, it
+  // would open no session (http.ts issues one for a lone initialize), leaving the client sessionless.
+  if (initialize && Array.isArray(request.body)) return refusal(400, -32600, 'Invalid Request: initialize must not be part of a JSON-RPC batch');
   const header = request.headers['mcp-protocol-version'];
   const version = typeof header === 'string' ? header : undefined;
   if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
