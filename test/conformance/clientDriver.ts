@@ -156,7 +156,7 @@ function callsFor(scenario: string, context: Context, tools: Tool[]): ToolCall[]
  * SDK refuses although the revision says to take it as complete.)
  */
 async function call(settings: McpSettings, connection: McpConnection, tool: Tool, args: Record<string, unknown>) {
-  const parts = { settings, connection, graceMs: 2_000, progressFor: () => () => {}, onUnreachable: () => {} };
+  const parts = { settings, connection, graceMs: 2_000, progressFor: () => () => {}, onUnreachable: () => {}, secrets: () => [] };
   try {
     await callMcpTool(parts, tool, args, { signal: new AbortController().signal, requestId: `conformance-${randomUUID()}`, mutating: false });
   } catch (error) {

@@ -15,7 +15,7 @@ import type { CapstanEvent } from '../../shared/events';
 import { MAX_ASK_BYTES, MAX_PENDING_ASKS_PER_SERVER } from '../../electron/services/serverAsks';
 import { MAX_DECLARED_PER_LIST } from '../../electron/providers/mcp/resources';
 import { MAX_TOOLS_PER_SERVER } from '../../electron/providers/mcp/provider';
-import { DEFAULT_MCP_MAX_RESULT_BYTES } from '../../shared/mcp';
+import { DEFAULT_MCP_MAX_RESULT_BYTES, SECRET_MASK } from '../../shared/mcp';
 
 const LYING = fileURLToPath(new URL('../support/lyingMcpServer.ts', import.meta.url));
 let gw: TestGateway | undefined;
@@ -147,6 +147,16 @@ describe("a server that quotes the operator's secret in an error", () => {
     const { error } = (await answer.json()) as { error: { code: string; message: string } };
     expect(error.message).toContain('upstream refused key=');
     expect(JSON.stringify(error)).not.toContain('ENVSECRET_1234567890');
+  });
+
+  it('has it masked in a resource read the server answers with it', async () => {
+    const { host } = await lyingGateway({ LYING_API_KEY: 'ENVSECRET_1234567890', LYING_RESOURCES: '1' });
+    const resource = () => host.catalog.entries().find((entry) => entry.contract.kind === 'resource' && entry.contract.provider === 'lying');
+    for (const started = Date.now(); !resource(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+      if (Date.now() - started > 20_000) throw new Error('no resource listed');
+    }
+    const read = (await (await gw!.request('/resources/read', { method: 'POST', body: { id: resource()!.contract.id } })).json()) as { contents: { text: string }[] };
+    expect(read.contents[0]!.text).toBe(`resource read with key=${SECRET_MASK}`);
   });
 });
 

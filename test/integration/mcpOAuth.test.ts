@@ -175,13 +175,19 @@ describe('a URL MCP server that signs in with OAuth', { timeout: 60_000 }, () =>
     expect(call.status, JSON.stringify(call.body)).toBe(200);
   });
 
-  it("masks the access token it holds where a server quotes it back: the call's error and the protocol view", async () => {
+  it("masks the access token it holds where a server quotes it back: the call's progress and error, and the protocol view", async () => {
+    const progress: string[] = [];
+    const unsubscribe = gw.host.events.subscribe((event) => void (event.type === 'progress' && event.message && progress.push(event.message)));
     const call = await gw.call({ tool: 'remote:careless', arguments: {} });
+    unsubscribe();
     const held = keptTokens()!.access_token;
     expect(servers.accessTokens.has(held)).toBe(true);
     const answered = JSON.stringify(call.body);
     expect(answered).toContain(`authorized by Bearer ${SECRET_MASK}`);
+    // Cut where the token begins: not even its first characters show in the error's message.
+    expect((call.body.error as { message: string }).message).not.toContain(held.slice(0, 4));
     expect(answered).not.toContain(held);
+    expect(progress).toEqual([`calling upstream with Bearer ${SECRET_MASK}`]);
     const protocol = JSON.stringify((await send(gw, 'GET', '/mcp-servers/remote/protocol')).body);
     expect(protocol).toContain('authorized by Bearer');
     expect(protocol).not.toContain(held);

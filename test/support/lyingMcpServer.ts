@@ -14,7 +14,8 @@
  *   it says it changed LYING_UPDATES times (notifications/resources/updated) without pause.
  * - LYING_PROMPTS=1: it lists a prompt `pick` and completes its argument with as many values of
  *   as many characters as the value typed so far says (`<count>:<chars>`), however many that is.
- * - `leaky` fails with a protocol error that quotes its LYING_API_KEY (the operator's secret).
+ * - `leaky` fails with a protocol error that quotes its LYING_API_KEY (the operator's secret), and
+ *   a read of any of its resources answers with it.
  * - `shouty` says LYING_SHOUT (a test's terminal escapes, say) in its title and description, and
  *   fails saying it again.
  */
@@ -56,6 +57,9 @@ function answer(method: string, params: Json): Json {
       return { content: [{ type: 'text', text: JSON.stringify(lie) }], structuredContent: lie };
     case 'resources/list':
       return { resources: Array.from({ length: Number(process.env.LYING_RESOURCES ?? 0) }, (_, n) => ({ uri: `lie://resource/${n}`, name: `resource ${n}` })) };
+    case 'resources/read':
+      // Its resources quote its key too.
+      return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: `resource read with key=${process.env.LYING_API_KEY ?? ''}` }] };
     case 'resources/subscribe':
       setImmediate(() => {
         for (let n = 0; n < Number(process.env.LYING_UPDATES ?? 0); n += 1) send({ method: 'notifications/resources/updated', params: { uri: params.uri } });

@@ -114,9 +114,13 @@ export async function startOAuthServers(): Promise<OAuthServers> {
       const server = new McpServer({ name: 'oauth-protected', version: '1.0.0' });
       server.registerTool('whoami', { description: 'Says that the caller got through.', annotations: { readOnlyHint: true, openWorldHint: false } }, () => ({ content: [{ type: 'text', text: 'hello from the protected server' }] }));
       server.registerTool('add_note', { description: `Needs the scope ${WRITE_SCOPE}.`, annotations: { readOnlyHint: true, openWorldHint: false } }, () => ({ content: [{ type: 'text', text: 'note added' }] }));
-      // A careless server: its error quotes the credential the request came with.
-      server.registerTool('careless', { description: 'Fails, quoting the bearer token it was sent.', annotations: { readOnlyHint: true, openWorldHint: false } }, (ctx) => {
-        throw new Error(`refused the request authorized by Bearer ${ctx.http?.authInfo?.token ?? 'none'}`);
+      // A careless server: its progress and its error quote the credential the request came with,
+      // the error's just where Capstan cuts a tool's error message (200 characters) for its own.
+      server.registerTool('careless', { description: 'Fails, quoting the bearer token it was sent.', annotations: { readOnlyHint: true, openWorldHint: false } }, async (ctx) => {
+        const token = ctx.http?.authInfo?.token ?? 'none';
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        if (progressToken !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: 1, message: `calling upstream with Bearer ${token}` } });
+        throw new Error(`${'.'.repeat(154)}refused the request authorized by Bearer ${token}`);
       });
       return server;
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SECRET_MASK } from '../../shared/mcp';
-import { maskEntry, redact, redactClipped, redactJson, redactOpenEnded, secretValues, unmaskEntry } from '../../electron/providers/mcp/secrets';
+import { longestFirst, maskEntry, redact, redactClipped, redactJson, redactOpenEnded, secretValues, unmaskEntry } from '../../electron/providers/mcp/secrets';
 import { STDERR_LINE_CHARS, STDERR_LINES, StderrTail } from '../../electron/providers/mcp/stderrTail';
 
 describe('secret-looking values in an MCP server entry', () => {
@@ -114,6 +114,13 @@ describe('masking what a server says', () => {
     const echoed = { content: [{ type: 'text', text: 'sent Bearer tok-0123456789abcdef' }], structuredContent: { 'pa55word': ['x', 'pa55word'] } };
     expect(redactJson(echoed, secrets)).toEqual({ content: [{ type: 'text', text: `sent Bearer ${SECRET_MASK}` }], structuredContent: { [SECRET_MASK]: ['x', SECRET_MASK] } });
     expect(echoed.content[0]!.text).toBe('sent Bearer tok-0123456789abcdef');
+  });
+
+  it('masks a secret that holds another whole, not the shorter one inside it first', () => {
+    const stored = { command: 'server', env: { SHORT_TOKEN: 'abcd1234', LONG_TOKEN: 'xx-abcd1234-yy' } };
+    expect(secretValues(stored)).toEqual(['xx-abcd1234-yy', 'abcd1234']);
+    expect(redact('sent xx-abcd1234-yy and abcd1234', secretValues(stored))).toBe(`sent ${SECRET_MASK} and ${SECRET_MASK}`);
+    expect(redact('sent xx-abcd1234-yy', longestFirst(['abcd1234', 'xx-abcd1234-yy']))).toBe(`sent ${SECRET_MASK}`);
   });
 
   it('cuts text only after masking it, however long the text', () => {

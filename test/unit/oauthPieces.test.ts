@@ -51,6 +51,23 @@ describe('TokenStore', () => {
     expect(new TokenStore(dir, reversing).read('missing')).toEqual({ clients: {} });
   });
 
+  it('reads a record once while its file stays the same, and again once another process replaced or removed it', () => {
+    const dir = freshDir();
+    let decrypted = 0;
+    const counting: Encrypter = { ...reversing, decrypt: (sealed) => (decrypted++, reversing.decrypt(sealed)) };
+    const gateway = new TokenStore(dir, counting);
+    // The CLI's sign-in, in a process of its own, writing the same folder.
+    const cli = new TokenStore(dir, reversing);
+    cli.write('tracker', { clients: {}, tokens: TOKENS });
+    for (let read = 0; read < 5; read += 1) expect(gateway.read('tracker').tokens).toEqual(TOKENS);
+    expect(decrypted).toBe(1);
+    cli.write('tracker', { clients: {}, tokens: { ...TOKENS, access_token: 'at-refreshed-000000' } });
+    expect(gateway.read('tracker').tokens?.access_token).toBe('at-refreshed-000000');
+    cli.remove('tracker');
+    expect(gateway.read('tracker')).toEqual({ clients: {} });
+    expect(decrypted).toBe(2);
+  });
+
   it('names files so that no server name leaves the folder', () => {
     const dir = freshDir();
     const store = new TokenStore(dir);

@@ -32,6 +32,7 @@ import { isConnectionLost, isTimeout, type McpConnection } from './connection';
 import { asSignInRequired } from './oauth/provider';
 import { runToolAsTask, TaskCancelled, TERMINAL_TASK_STATUSES } from './mcpTasks';
 import type { McpSettings } from './settings';
+import { redact, redactClipped, redactJson } from './secrets';
 import { outgoingTraceparent } from '../../telemetry/trace';
 
 /** A running call's progress, as the host publishes it (it adds the requestId and the task). */
@@ -52,6 +53,8 @@ export interface CallParts {
   progressFor(requestId: string, capability: string): (progress: McpProgress) => void;
   /** The server could not be reached (an HTTP server that is down): the provider fails and retries. */
   onUnreachable(reason: string): void;
+  /** What Capstan holds for the server that must not reach a caller should the server quote it (its entry's secrets, its OAuth tokens). */
+  secrets(): readonly string[];
 }
 
 /** Network errors that mean the request never reached the server: nothing ran. */
@@ -61,7 +64,10 @@ export async function callMcpTool(parts: CallParts, tool: Tool, args: Record<str
   const { settings, connection } = parts;
   const capability = `${settings.name}:${tool.name}`;
   const started = Date.now();
-  const report = parts.progressFor(requestId, capability);
+  const secrets = parts.secrets();
+  const reportAsIs = parts.progressFor(requestId, capability);
+  // A progress message goes to the caller as the server words it, secrets masked.
+  const report = (progress: McpProgress) => reportAsIs(progress.message === null || secrets.length === 0 ? progress : { ...progress, message: redact(progress.message, secrets) });
   let lastHeard = started;
   const deadline = () => new Date(Math.min(lastHeard + settings.timeoutMs, started + settings.toolTimeoutMs)).toISOString();
   let result: CallToolResult;
@@ -119,7 +125,7 @@ export async function callMcpTool(parts: CallParts, tool: Tool, args: Record<str
   } finally {
     ended?.();
   }
-  return answer(result, capability, settings.maxResultBytes);
+  return answer(result, capability, settings.maxResultBytes, secrets);
 }
 
 /** What a call that did not return ends as, once the server has had its chance to show it stopped. */
@@ -175,16 +181,22 @@ function checkedResult(result: CallToolResult, tool: Tool, connection: McpConnec
   return result;
 }
 
-/** The call's JSON result: MCP's content blocks, and structuredContent when the server sent it. */
-function answer(result: CallToolResult, capability: string, limit: number): unknown {
-  const shaped = { content: result.content ?? [], ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
-  const size = Buffer.byteLength(JSON.stringify(shaped));
+/**
+ * The call's JSON result: MCP's content blocks, and structuredContent when the server sent it,
+ * with any of `secrets` it quotes masked (looked for in the JSON already made for its size, so a
+ * result without them is not walked).
+ */
+function answer(result: CallToolResult, capability: string, limit: number, secrets: readonly string[]): unknown {
+  const asSent = { content: result.content ?? [], ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
+  const json = JSON.stringify(asSent);
+  const size = Buffer.byteLength(json);
   if (size > limit) {
     throw new CapstanError('RESULT_TOO_LARGE', `${capability} answered ${size} bytes of JSON, over its server's limit of ${limit} (maxResultBytes)`, { size, limit });
   }
+  const shaped = secrets.some((secret) => json.includes(JSON.stringify(secret).slice(1, -1))) ? redactJson(asSent, secrets) : asSent;
   if (result.isError) {
     const first = shaped.content.find((block) => block.type === 'text');
-    const said = first && 'text' in first ? `: ${String(first.text).slice(0, 200)}` : '';
+    const said = first && 'text' in first ? `: ${redactClipped(String(first.text), secrets, 200)}` : '';
     throw new CapstanError('TOOL_ERROR', `${capability} reported an error${said}`, { result: shaped });
   }
   return shaped;

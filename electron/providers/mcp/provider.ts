@@ -29,7 +29,7 @@ import { signInRequired } from './oauth/provider';
 import { declaredAnnotations, declaredIcons, decideFromAnnotations, notRunnableReason } from './policy';
 import { DeclaredWatch } from './declaredWatch';
 import { DeclaredAccess, listDeclared, NO_DECLARED, type DeclaredLists } from './resources';
-import { redact, redactJson, secretValues } from './secrets';
+import { longestFirst, redact, redactJson, secretValues } from './secrets';
 import type { McpSettings } from './settings';
 import { StderrTail } from './stderrTail';
 
@@ -101,10 +101,10 @@ export class McpServerProvider implements Provider {
   }
 
   /** Every value to mask in what the server says or what is said of it: its entry's secrets, and the OAuth tokens held for it. */
-  secrets(): string[] {
+  secrets(): readonly string[] {
     const held = this.parts.oauth?.heldSecrets(this.name) ?? [];
     const own = secretValues(this.#settings.entry);
-    return held.length === 0 ? own : [...own, ...held];
+    return held.length === 0 ? own : longestFirst([...own, ...held]);
   }
 
   /** The server's process id while connected over stdio. */
@@ -309,7 +309,7 @@ export class McpServerProvider implements Provider {
   declaredAccess(): DeclaredAccess {
     const connection = this.#connection;
     if (!connection) throw new CapstanError('PROVIDER_UNAVAILABLE', `provider "${this.name}" is not connected`, { provider: this.name });
-    return new DeclaredAccess(connection.client, this.#settings.toolTimeoutMs);
+    return new DeclaredAccess(connection.client, this.#settings.toolTimeoutMs, () => this.secrets());
   }
 
   /**
@@ -409,15 +409,12 @@ export class McpServerProvider implements Provider {
         // for the server (its entry's, its OAuth tokens) are masked wherever the answer or a
         // failure quotes them (an error echoing the Authorization header or the URL's key), as its
         // status reasons are.
-        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable }, tool, args, context).then(
-          (result) => redactJson(result, this.secrets()),
-          (error: unknown) => {
-            const secrets = this.secrets();
-            if (error instanceof Error) error.message = redact(error.message, secrets);
-            if (error instanceof CapstanError) for (const [key, detail] of Object.entries(error.details)) error.details[key] = redactJson(detail, secrets);
-            throw error;
-          },
-        );
+        return callMcpTool({ settings: this.#settings, connection, graceMs, progressFor, onUnreachable, secrets: () => this.secrets() }, tool, args, context).catch((error: unknown) => {
+          const secrets = this.secrets();
+          if (error instanceof Error) error.message = redact(error.message, secrets);
+          if (error instanceof CapstanError) for (const [key, detail] of Object.entries(error.details)) error.details[key] = redactJson(detail, secrets);
+          throw error;
+        });
       },
     };
   }

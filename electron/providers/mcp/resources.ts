@@ -8,6 +8,7 @@
 import { ProtocolError, type Client, type CompleteResult, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/client';
 import { CapstanError } from '../../../shared/errors';
 import { isConnectionLost, isTimeout } from './connection';
+import { redactClipped, redactJson } from './secrets';
 
 /** What a server lists besides tools, as it sent them (the catalog validates them: catalog/declared.ts). */
 export interface DeclaredLists {
@@ -67,11 +68,16 @@ export async function listDeclared(client: Client, timeoutMs: number): Promise<{
 /** What a reference names for `completion/complete`: a prompt by its MCP name, or a template by its URI template. */
 export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
-/** One connection's resource and prompt operations, each with the caller's signal and the server's timeout. */
+/**
+ * One connection's resource and prompt operations, each with the caller's signal and the server's
+ * timeout; what the server answers or fails with has the secrets Capstan holds for it masked, as
+ * a tool call's answer has (calls.ts).
+ */
 export class DeclaredAccess {
   constructor(
     private readonly client: Client,
     private readonly timeoutMs: number,
+    private readonly secrets: () => readonly string[] = () => [],
   ) {}
 
   get capabilities() {
@@ -100,11 +106,11 @@ export class DeclaredAccess {
    */
   async #ask<T>(method: string, signal: AbortSignal | undefined, request: () => Promise<T>): Promise<T> {
     try {
-      return await request();
+      return redactJson(await request(), this.secrets());
     } catch (error) {
       if (signal?.aborted) throw error;
       if (error instanceof ProtocolError) {
-        throw new CapstanError('MCP_SERVER_ERROR', `the server answered ${method} with error ${error.code}: ${error.message.slice(0, 500)}`, { serverCode: error.code });
+        throw new CapstanError('MCP_SERVER_ERROR', `the server answered ${method} with error ${error.code}: ${redactClipped(error.message, this.secrets(), 500)}`, { serverCode: error.code });
       }
       if (isTimeout(error)) throw new CapstanError('MCP_SERVER_ERROR', `the server did not answer ${method} within ${this.timeoutMs} ms`, { serverCode: null });
       if (isConnectionLost(error)) throw new CapstanError('PROVIDER_UNAVAILABLE', `the connection to the server was lost during ${method}`);

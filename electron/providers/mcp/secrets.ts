@@ -103,14 +103,17 @@ export function unmaskEntry(incoming: McpServerEntry, stored: McpServerEntry | u
 }
 
 /** secretValues by entry: entries are replaced, never changed in place, and the protocol view asks for every message. */
-const secretsOfEntry = new WeakMap<McpServerEntry, string[]>();
+const secretsOfEntry = new WeakMap<McpServerEntry, readonly string[]>();
 
-/** Every secret value an entry holds, so they can be masked wherever else they turn up (stderr, error messages). */
-export function secretValues(entry: McpServerEntry): string[] {
+/** Every secret value an entry holds, so they can be masked wherever else they turn up (stderr, error messages); longest first. */
+export function secretValues(entry: McpServerEntry): readonly string[] {
   let found = secretsOfEntry.get(entry);
-  if (!found) secretsOfEntry.set(entry, (found = collectSecrets(entry)));
+  if (!found) secretsOfEntry.set(entry, (found = Object.freeze(longestFirst(collectSecrets(entry)))));
   return found;
 }
+
+/** Secrets in the order `redact` needs them: one inside another must not be masked first, leaving pieces of the longer. */
+export const longestFirst = (secrets: string[]): string[] => secrets.sort((a, b) => b.length - a.length);
 
 function collectSecrets(entry: McpServerEntry): string[] {
   const found: string[] = [];
@@ -139,18 +142,30 @@ export function redact(text: string, secrets: readonly string[]): string {
  * secrets costs a walk and no copy.
  */
 export function redactJson<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
+  return secrets.length === 0 || !quotes(value, secrets) ? value : masked(value, secrets);
+}
+
+/** Whether any string in the value (keys too) holds a secret: a walk that makes nothing. */
+function quotes(value: unknown, secrets: readonly string[]): boolean {
+  if (typeof value === 'string') return secrets.some((secret) => secret.length >= MIN_SECRET_CHARS && value.includes(secret));
+  if (Array.isArray(value)) return value.some((item) => quotes(item, secrets));
+  if (typeof value !== 'object' || value === null) return false;
+  for (const key in value) if (Object.hasOwn(value, key) && (quotes(key, secrets) || quotes((value as Record<string, unknown>)[key], secrets))) return true;
+  return false;
+}
+
+function masked<T>(value: T, secrets: readonly string[]): T {
   if (typeof value === 'string') return redact(value, secrets) as T;
   if (Array.isArray(value)) {
-    const items = value.map((item: unknown) => redactJson(item, secrets));
+    const items = value.map((item: unknown) => masked(item, secrets));
     return items.some((item, index) => item !== value[index]) ? (items as T) : value;
   }
   if (typeof value !== 'object' || value === null) return value;
   let changed = false;
   const entries = Object.entries(value).map(([key, item]) => {
-    const masked: [string, unknown] = [redact(key, secrets), redactJson(item, secrets)];
-    changed ||= masked[0] !== key || masked[1] !== item;
-    return masked;
+    const pair: [string, unknown] = [redact(key, secrets), masked(item, secrets)];
+    changed ||= pair[0] !== key || pair[1] !== item;
+    return pair;
   });
   return changed ? (Object.fromEntries(entries) as T) : value;
 }

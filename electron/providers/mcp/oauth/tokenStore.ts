@@ -7,7 +7,7 @@
  * file mode alone guards it). Tokens are secrets: nothing here logs them, and nothing outside the
  * oauth folder reads this file.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -53,26 +53,51 @@ export type OAuthRecord = z.infer<typeof OAuthRecord>;
 
 const Sealed = z.object({ version: z.literal(1), encryption: z.string(), data: z.string() });
 
+/** A record as read, and the file it was read from: the same inode, size and modification time are the same file. */
+interface Read {
+  record: OAuthRecord;
+  stamp: string;
+}
+
 export class TokenStore {
+  /**
+   * Records by server, read again only when their file changed. Every request to a server reads
+   * its token, and each of its answers is masked with it; a read is a file, JSON, a schema and a
+   * decryption (safeStorage's in the desktop app), a stat a twentieth of that. Another process (the
+   * CLI's sign-in) replaces the file by renaming over it, which a stat sees as a new inode.
+   */
+  readonly #read = new Map<string, Read>();
+
   constructor(
     private readonly dir: string,
     private readonly encrypter: Encrypter = PLAIN,
   ) {}
 
-  /** The server's record; an empty one when it has none (or one this store cannot read, such as a file sealed by another encrypter). */
+  /** The server's record (do not change it: it is shared); an empty one when it has none (or one this store cannot read, such as a file sealed by another encrypter). */
   read(server: string): OAuthRecord {
+    const file = this.#file(server);
+    const stamp = stampOf(file);
+    const known = this.#read.get(server);
+    if (known && stamp !== undefined && known.stamp === stamp) return known.record;
+    const record = stamp === undefined ? undefined : this.#readFile(file);
+    if (record && stamp !== undefined) this.#read.set(server, { record, stamp });
+    else this.#read.delete(server);
+    return record ?? OAuthRecord.parse({});
+  }
+
+  #readFile(file: string): OAuthRecord | undefined {
     let raw: string;
     try {
-      raw = readFileSync(this.#file(server), 'utf8');
+      raw = readFileSync(file, 'utf8');
     } catch {
-      return OAuthRecord.parse({});
+      return undefined;
     }
     try {
       const sealed = Sealed.parse(JSON.parse(raw));
-      if (sealed.encryption !== this.encrypter.kind) return OAuthRecord.parse({});
+      if (sealed.encryption !== this.encrypter.kind) return undefined;
       return OAuthRecord.parse(JSON.parse(this.encrypter.decrypt(Buffer.from(sealed.data, 'base64'))));
     } catch {
-      return OAuthRecord.parse({});
+      return undefined;
     }
   }
 
@@ -84,6 +109,7 @@ export class TokenStore {
     const temporary = `${file}.${process.pid}.tmp`;
     writeFileSync(temporary, JSON.stringify({ version: 1, encryption: this.encrypter.kind, data }), { mode: 0o600 });
     renameSync(temporary, file);
+    this.#read.delete(server);
   }
 
   update(server: string, change: (record: OAuthRecord) => OAuthRecord): OAuthRecord {
@@ -94,10 +120,17 @@ export class TokenStore {
 
   remove(server: string): void {
     rmSync(this.#file(server), { force: true });
+    this.#read.delete(server);
   }
 
   /** A file name from the server's name that cannot leave the folder. */
   #file(server: string): string {
     return join(this.dir, `${encodeURIComponent(server).replaceAll('.', '%2E')}.json`);
   }
+}
+
+/** The file's identity and version, or undefined when there is none. */
+function stampOf(file: string): string | undefined {
+  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}` : undefined;
 }
