@@ -42,7 +42,7 @@ export const errorCodes = {
   CONFIRMATION_DENIED: {
     status: 403,
     meaning:
-      "An agent's call waited for the operator's approval and the operator denied it; the message carries the operator's note. Nothing ran. In the desktop app, also a change the window asked for (saving an MCP server, a policy, accepting a changed tool, starting a Harn script, creating an agent token, restoring or enabling what was switched off) that the operator did not approve in the system dialog, or that was too long to review there. Nothing changed.",
+      "An agent's call waited for the operator's approval and the operator denied it; the message carries the operator's note. Nothing ran. In the desktop app, also a change the window asked for (saving an MCP server or its policy, accepting a changed tool, answering a server's question, signing in, acknowledging an unknown outcome, starting a Harn script, creating an agent token, restoring or enabling what was switched off) that the operator did not approve in the system dialog, that was too long to review there, or that came while another awaited the operator's answer. Nothing changed.",
   },
   CONFIRMATION_EXPIRED: {
     status: 408,

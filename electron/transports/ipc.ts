@@ -14,7 +14,7 @@ import { dispatch, errorEnvelope, resolveRequestId, type ApiHandlers, type CallC
 import type { AskOperator } from '../services/confirmation';
 import { visibleText } from '../../shared/visibleText';
 import { BODY_LIMIT_BYTES } from './http';
-import { consentPrompt, type ConfirmationPrompt } from './ipcConsent';
+import { consentPrompt, type ConfirmationPrompt, type ConsentLookups } from './ipcConsent';
 
 /**
  * True only for Capstan's own index.html, whatever its hash or query. Paths are compared
@@ -67,6 +67,20 @@ export function createIpcDispatcher({ handlers, logger, ask, consent }: IpcDispa
   };
   const dialog = { kind: 'dialog', ask: inTurn(ask) } as const;
   const consentInTurn = inTurn(consent);
+  /** A change the window asked for is waiting for the operator's answer: the window may not queue more behind it. */
+  let consentPending = false;
+
+  /** What a dialog says of a change Capstan already holds, read as the operator. */
+  const lookups = (context: CallContext): ConsentLookups => ({
+    pinDiff: async (id) => {
+      const diff = await dispatch(handlers, 'getPinDiff', { id }, context);
+      return diff.ok ? diff.value : undefined;
+    },
+    ask: async (id) => {
+      const asks = await dispatch(handlers, 'listAsks', undefined, context);
+      return asks.ok ? asks.value.pending.find((pending) => pending.id === id) : undefined;
+    },
+  });
 
   return async (operation, rawPayload) => {
     const requestId = resolveRequestId(operation === 'callTool' ? fieldOf(rawPayload, 'requestId') : undefined);
@@ -81,9 +95,16 @@ export function createIpcDispatcher({ handlers, logger, ask, consent }: IpcDispa
       return errorEnvelope(error as CapstanError, context);
     }
     const payload = operation === 'callTool' ? withoutConfirmation(plain, log) : plain;
-    const prompt = consentPrompt(operation, payload);
+    const prompt = await consentPrompt(operation, payload, lookups(context));
     if (prompt) {
-      const approved = (await consentInTurn(prompt)) && prompt.approveId !== undefined;
+      if (consentPending) return errorEnvelope(new CapstanError('CONFIRMATION_DENIED', `${prompt.options.title}: another change awaits the operator's answer in the system dialog; nothing changed`), context);
+      consentPending = true;
+      let approved: boolean;
+      try {
+        approved = (await consentInTurn(prompt)) && prompt.approveId !== undefined;
+      } finally {
+        consentPending = false;
+      }
       log.info({ approved }, 'asked the operator in the system dialog for a change the window asked for');
       if (!approved) return errorEnvelope(new CapstanError('CONFIRMATION_DENIED', `${prompt.options.title}: not approved in the system dialog, so nothing changed`), context);
     }

@@ -517,11 +517,11 @@ describe('IPC', () => {
       expect(await invoke('capstan:saveMcpServer', { name: 'injected', entry })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
       expect(await servers()).not.toContain('injected');
       const asked = shown();
-      expect(asked).toMatchObject({ title: 'Save MCP server', message: 'Save the MCP server “injected”?', buttons: ['Cancel', 'Save'] });
+      expect(asked).toMatchObject({ title: 'Save MCP server', message: 'Save the MCP server "injected"?', buttons: ['Cancel', 'Save'] });
       expect(asked.buttons[asked.defaultId]).toBe('Cancel');
       expect(asked.cancelId).toBe(asked.defaultId);
-      expect(asked.detail).toContain(`${process.execPath} --version`);
-      expect(asked.detail).toContain('Environment: API_TOKEN');
+      expect(asked.detail).toContain(`Program: ${JSON.stringify(process.execPath)}\nArguments: "--version"`);
+      expect(asked.detail).toContain('Environment: API_TOKEN = [secret, 24 characters]');
       expect(asked.detail).not.toContain('sk-live');
 
       dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
@@ -535,18 +535,29 @@ describe('IPC', () => {
       dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
       expect(await invoke('capstan:createAgent', { name: 'exfiltrated' })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
       expect(gateway.host.agents.list().map((agent) => agent.name)).not.toContain('exfiltrated');
-      expect(shown()).toMatchObject({ title: 'Create agent token', message: 'Create an agent token for “exfiltrated”?' });
+      expect(shown()).toMatchObject({ title: 'Create agent token', message: 'Create an agent token for "exfiltrated"?' });
     });
 
     it('cannot approve a change too long to read in the dialog, and shows what it is with stand-ins for hidden characters', async () => {
       dialog.showMessageBox.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
-      const padded = { ...entry, args: ['--version', 'x'.repeat(3000)] };
+      const padded = { ...entry, args: ['--version', 'x'.repeat(5000)] };
       expect(await invoke('capstan:saveMcpServer', { name: 'padded', entry: padded })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
       expect(shown().buttons).toEqual(['Cancel']);
       expect(await servers()).not.toContain('padded');
       dialog.showMessageBox.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
       await invoke('capstan:startHarnRun', { script: '/tmp/safe\u202Egnp.harn' });
       expect(shown(1).message).not.toContain('\u202E');
+    });
+
+    it('asks one change at a time: another the window sends while the dialog is up is refused, not queued', async () => {
+      let answer!: (value: { response: number; checkboxChecked: boolean }) => void;
+      dialog.showMessageBox.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+      const first = invoke('capstan:createAgent', { name: 'first-of-two' });
+      await vi.waitFor(() => expect(dialog.showMessageBox).toHaveBeenCalledOnce());
+      expect(await invoke('capstan:createAgent', { name: 'second-of-two' })).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED', message: expect.stringContaining('another change awaits') } });
+      answer({ response: 0, checkboxChecked: false });
+      expect(await first).toMatchObject({ ok: false, error: { code: 'CONFIRMATION_DENIED' } });
+      expect(dialog.showMessageBox).toHaveBeenCalledOnce();
     });
 
     it('asks nothing for reads, nor for changes that only take access away', async () => {

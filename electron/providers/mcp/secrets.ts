@@ -19,6 +19,8 @@ const SECRET_VALUE =
 /** `--token`, `--api-key=…`: an argument naming a secret (the value is the next argument, or after `=`). */
 const SECRET_FLAG = /^--?[A-Za-z0-9_-]*?(token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|credential)[A-Za-z0-9_-]*$/i;
 
+/** A header or environment variable whose name says it holds a secret (`Authorization`, `*_TOKEN`…), whatever its value. */
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 export const looksSecret = (name: string | undefined, value: string): boolean =>
   value.length > 0 && ((name !== undefined && SECRET_NAME.test(name)) || SECRET_VALUE.test(value.trim()));
 
