@@ -146,7 +146,12 @@ export class ResourceService {
     const ref = contract.kind === 'prompt' ? ({ type: 'ref/prompt', name: contract.declaredName } as const) : ({ type: 'ref/resource', uri: contract.uriTemplate } as const);
     const { completion } = await access.complete(ref, input.argument, input.context, context.signal);
     // As many values as MCP allows, and no more bytes than a read of the server may have.
-    const { value: values } = bounded(completion.values.slice(0, 100), contract.id, provider.settings.maxResultBytes);
+    let values: string[];
+    try {
+      ({ value: values } = bounded(completion.values.slice(0, 100), contract.id, provider.settings.maxResultBytes));
+    } catch (error) {
+      throw error instanceof CapstanError ? error.inTask(task.id) : error;
+    }
     return {
       id: contract.id,
       values,

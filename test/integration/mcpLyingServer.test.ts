@@ -168,6 +168,7 @@ describe('a server that completes an argument without measure', () => {
     // A hundred values (MCP's most) of 50,000 characters: 5 MB, over the default 4 MiB.
     const huge = await complete('100:50000');
     expect(huge.error).toMatchObject({ code: 'RESULT_TOO_LARGE', limit: DEFAULT_MCP_MAX_RESULT_BYTES });
+    expect((huge as { taskId?: string }).taskId).toMatch(/^task-/);
     expect(huge.error!.size).toBeGreaterThan(DEFAULT_MCP_MAX_RESULT_BYTES);
     expect((await complete('3:4')).values).toEqual(['0xxx', '1xxx', '2xxx']);
   });
