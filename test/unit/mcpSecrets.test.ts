@@ -80,6 +80,16 @@ describe('the stderr tail', () => {
     expect(tail.lines()).toEqual([`${'y'.repeat(STDERR_LINE_CHARS)}…`, 'next']);
   });
 
+  it('shows a line a progress bar redraws with carriage returns as a terminal would: its latest drawing', () => {
+    const tail = new StderrTail();
+    tail.write(`${'#'.repeat(STDERR_LINE_CHARS * 2)} 10%`);
+    tail.write('\r#### 20%\r');
+    expect(tail.lines()).toEqual(['#### 20%']);
+    tail.write('\n');
+    tail.write('\r###### 30%');
+    expect(tail.lines()).toEqual(['#### 20%', '###### 30%']);
+  });
+
   it('masks a secret before cutting a line, so the cut leaves no piece of it', () => {
     const secret = 'tok-0123456789abcdef';
     const tail = new StderrTail(() => [secret]);

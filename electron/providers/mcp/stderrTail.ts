@@ -25,6 +25,13 @@ export class StderrTail {
       this.#shown = undefined;
       text = text.slice(end + (text[end] === '\r' ? 2 : 1));
     }
+    // A carriage return alone starts the line over (a progress bar redrawing itself), as a
+    // terminal shows it: only what follows shows. (A last `\r` may be half of a line end.)
+    const restart = text.lastIndexOf('\r', text.length - 2);
+    if (restart !== -1) {
+      this.#shown = undefined;
+      text = text.slice(restart + 1);
+    }
     if (this.#shown !== undefined) {
       // Dropped, but a `\r` may be the first half of the line's end.
       this.#open = text.endsWith('\r') ? '\r' : '';
