@@ -74,9 +74,10 @@ export function changedParts(pinned: Record<string, unknown> | null, current: Re
 /**
  * Characters a person does not see but a model reads: Unicode tag characters (U+E0000-E007F,
  * which can spell out a hidden message), zero-width characters, bidi controls (which reorder
- * what is shown) and other format controls.
+ * what is shown), other format controls, and the fillers that draw as nothing.
  */
-const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E]/gu;
+// eslint-disable-next-line no-misleading-character-class -- the combining grapheme joiner is one of the characters looked for
+const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E\u034F\u115F\u1160\u3164\uFFA0]/gu;
 
 /** Each hidden character, made visible as `⟦U+XXXX name⟧`, so a review shows what the model would read. */
 export function revealHidden(text: string): string {

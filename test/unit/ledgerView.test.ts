@@ -100,6 +100,7 @@ describe('untrusted text', () => {
     expect(visibleText('tab\tstays')).toBe('tab\tstays');
     expect(visibleText('one\ntwo')).toBe('one␊two');
     expect(visibleText('one\ntwo\r', { keepNewlines: true })).toBe('one\ntwo␍');
+    expect(visibleText('a\u3164b\uFFA0c\u115F\u1160d\u034Fe')).toBe('a\\u{3164}b\\u{FFA0}c\\u{115F}\\u{1160}d\\u{34F}e');
   });
 
   it('an excerpt is at most seven lines of at most 241 characters, invalid UTF-8 as U+FFFD', () => {
