@@ -14,8 +14,6 @@ import { CapabilityCard } from './CapabilityCard';
 const ESTIMATED_ROW_PX = 84;
 /** Rows kept rendered outside the view, so fast scrolling rarely shows a blank. */
 const OVERSCAN = 6;
-/** How long new results stand, untouched, before the rows beyond the view are rendered: typing has rested (as the address waits for it). */
-const RESTED_MS = 250;
 /** Rows that Page Up and Page Down skip. */
 const PAGE_ROWS = 5;
 
@@ -48,9 +46,6 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   // index, a number (no string made and hashed for each).
   const getItemKey = useCallback((index: number) => shown[index]?.id ?? index, [shown]);
   const rowHeights = useTypicalRowHeight();
-  // Which results the list shows: a new answer or filter changes it, a live update of the same results does not.
-  const resultsKey = `${resultsFor}\u0000${filter}\u0000${kind}\u0000${provider ?? ''}`;
-  const { overscan, rest } = useOverscanOnceRested(resultsKey);
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer is read fresh on every render, as it expects.
   const virtualizer = useVirtualizer({
     count: shown.length,
@@ -58,7 +53,7 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
     estimateSize: rowHeights.estimate,
     measureElement: rowHeights.measure,
     getItemKey,
-    overscan,
+    overscan: OVERSCAN,
     // React 19 warns about flushSync during rendering; a frame's delay on scroll is not visible.
     useFlushSync: false,
   });
@@ -77,6 +72,7 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   const tabbableIndex = rows.some((row) => row.index === preferred) ? preferred : (rows[0]?.index ?? 0);
 
   // New results start at the top; a live update of the same results keeps the scroll position.
+  const resultsKey = `${resultsFor}\u0000${filter}\u0000${kind}\u0000${provider ?? ''}`;
   useEffect(() => {
     // Already at the top (the virtualizer follows every scroll): scrolling there would only force a layout.
     if (virtualizer.scrollOffset !== 0) scroller.current?.scrollTo({ top: 0 });
@@ -96,7 +92,6 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   useEffect(focusRendered);
 
   const moveFocus = (index: number) => {
-    rest();
     const clamped = Math.max(0, Math.min(shown.length - 1, index));
     if (shown.length === 0) return;
     const target = shown[clamped];
@@ -128,13 +123,12 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
   };
 
   return (
-    <div ref={scroller} className="capability-list" data-results-for={resultsFor} aria-busy={searching} onScroll={rest} onPointerEnter={rest}>
+    <div ref={scroller} className="capability-list" data-results-for={resultsFor} aria-busy={searching}>
       <ul
         className="tool-list"
         style={{ height: virtualizer.getTotalSize() }}
         onKeyDown={onKeyDown}
         onFocus={(event) => {
-          rest();
           const id = (event.target as HTMLElement).closest<HTMLElement>('[data-id]')?.dataset.id;
           if (id) setFocusId(id);
         }}
@@ -181,25 +175,6 @@ export function CapabilityList({ view, onExitTop, ref }: CapabilityListProps) {
       </ul>
     </div>
   );
-}
-
-/**
- * The rows kept beyond the view: none while new results are fresh, OVERSCAN once they have stood
- * RESTED_MS or the operator turns to the list (scrolls, points at it, focuses or moves in it).
- * While typing, each keystroke's answer replaces the last before anyone could scroll to the rows
- * below the view, yet those were six of the fourteen cards a new answer made, laid out and painted
- * before its frame. Rendering them a frame after the paint instead was slower in the console bench:
- * that render met the next keystroke.
- */
-function useOverscanOnceRested(resultsKey: string): { overscan: number; rest(): void } {
-  const [rested, setRested] = useState(resultsKey);
-  const fresh = rested !== resultsKey;
-  useEffect(() => {
-    if (!fresh) return;
-    const timer = setTimeout(() => setRested(resultsKey), RESTED_MS);
-    return () => clearTimeout(timer);
-  }, [fresh, resultsKey]);
-  return { overscan: fresh ? 0 : OVERSCAN, rest: () => setRested(resultsKey) };
 }
 
 /**
