@@ -60,6 +60,15 @@ test('each tool card reads its risk, confirmation policy, what it does to data a
   await expect(consolePage.tool('todo_list')).not.toContainText('Writes data');
 });
 
+test('a click anywhere on a card selects it, its provider and tags line too', async ({ consolePage }) => {
+  // force: the card's name button is stretched over the card and takes the click, which Playwright
+  // would otherwise wait for the line itself to receive; the mouse still clicks where the line is.
+  await consolePage.tool('todo_list').locator('.tool-card__meta').click({ force: true });
+  await expect(consolePage.detail('todo_list')).toBeVisible();
+  await consolePage.tool('note_search').locator('.tool-card__description').click({ force: true });
+  await expect(consolePage.detail('note_search')).toBeVisible();
+});
+
 test('read-only and locked tools look different, not only in colour', async ({ consolePage }) => {
   // Each state has its own edge style and icon as well as its own colour and label.
   await expect(consolePage.tool('time_now')).toHaveCSS('border-left-style', 'solid');
