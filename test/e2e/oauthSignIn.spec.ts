@@ -43,7 +43,8 @@ test('sign in to a URL server from the Providers panel, through the browser, and
   await expect(auth).toContainText('Access token expires');
   await expect(auth).toContainText('Next refresh');
   await expect(auth).toContainText(oauth.issuer);
-  await expect(row.getByTestId('tools')).toHaveText('2');
+  // The protected server's three tools (test/support/oauthServers.ts: whoami, add_note, careless).
+  await expect(row.getByTestId('tools')).toHaveText('3');
   const content = await page.content();
   for (const token of oauth.accessTokens) expect(content.includes(token), 'an access token on the page').toBe(false);
 
