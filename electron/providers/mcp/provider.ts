@@ -12,7 +12,7 @@
  * resources.ts), again on their list_changed, and keeps the resource subscriptions the gateway
  * holds across reconnections (declaredWatch.ts).
  *
- * Kept whole at about 430 lines: connecting, failing, relisting and following all hang on the one
+ * Kept whole at about 440 lines: connecting, failing, relisting and following all hang on the one
  * connection and its attempt number, which decide whether an outcome still counts; what stands
  * apart already does (connection, calls, policy, resources, declaredWatch, stderr tail).
  */

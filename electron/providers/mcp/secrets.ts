@@ -175,12 +175,13 @@ function masked<T>(value: T, secrets: readonly string[]): T {
 /**
  * `redact`, then cut to `max` characters with an ellipsis: masked before the cut, so that a cut
  * through a secret cannot leave a piece of it that no longer matches. Text of any length: only
- * as much is masked as can show, with room for the longest secret to end.
+ * as much is masked as can show, with room for the longest secret to end. `openEnded`: the text
+ * stops before its end (a line still being written), see redactOpenEnded.
  */
-export function redactClipped(text: string, secrets: readonly string[], max: number): string {
+export function redactClipped(text: string, secrets: readonly string[], max: number, { openEnded = false } = {}): string {
   const room = max + Math.max(0, ...secrets.map((secret) => secret.length));
   const cut = text.length > room;
-  const redacted = cut ? redactOpenEnded(text.slice(0, room), secrets) : redact(text, secrets);
+  const redacted = cut || openEnded ? redactOpenEnded(cut ? text.slice(0, room) : text, secrets) : redact(text, secrets);
   return cut || redacted.length > max ? `${redacted.slice(0, max)}…` : redacted;
 }
 

@@ -4,7 +4,7 @@
  * values (its entry's, and the OAuth tokens held for it) are masked before a line is cut or kept,
  * so no cut leaves a piece of one; a line still being written shows masked to its end too.
  */
-import { redactClipped, redactOpenEnded } from './secrets';
+import { redactClipped } from './secrets';
 
 export const STDERR_LINES = 50;
 export const STDERR_LINE_CHARS = 500;
@@ -50,7 +50,7 @@ export class StderrTail {
 
   lines(): string[] {
     const open = this.#open.replace(/\r$/, '');
-    const shown = this.#shown ?? (open ? clip(redactOpenEnded(open, this.secrets())) : undefined);
+    const shown = this.#shown ?? (open ? redactClipped(open, this.secrets(), STDERR_LINE_CHARS, { openEnded: true }) : undefined);
     return shown === undefined ? [...this.#lines] : [...this.#lines, shown];
   }
 
@@ -67,5 +67,3 @@ export class StderrTail {
     return Math.max(0, ...this.secrets().map((secret) => secret.length));
   }
 }
-
-const clip = (line: string): string => (line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line);
